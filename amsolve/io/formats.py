@@ -1,0 +1,61 @@
+"""Choosing a reader for a file: by --format, else by the file name, else by its first line."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+from amsolve.errors import InputError
+from amsolve.io.csvfile import read_csv
+from amsolve.io.dataset import OUTPUT_KEYWORD, read_dataset
+from amsolve.io.text import is_number, read_lines, split_keyword
+from amsolve.io.tsplib import HEADER_KEYS, read_tsplib
+from amsolve.problem import Instance
+
+FORMATS = ("auto", "tsplib", "csv", "dataset")
+
+_FORMAT_OF_SUFFIX = {".tsp": "tsplib", ".csv": "csv", ".txt": "dataset"}
+_SINGLE_INSTANCE_READERS: dict[str, Callable[[Path], Instance]] = {
+    "tsplib": read_tsplib,
+    "csv": read_csv,
+}
+_MIN_DATASET_VALUES = 6
+"""A dataset line has at least 3 cities, so at least 6 numbers before "output"."""
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of a file: "tsplib", "csv" or "dataset".
+
+    The suffix decides (.tsp → tsplib, .csv → csv, .txt → dataset, each also with .gz).
+    Otherwise the first non-blank line does: a TSPLIB "KEY : VALUE", a dataset line ("output"
+    or at least 6 numbers), or comma-separated values.
+    """
+    path = Path(path)
+    suffix = Path(path.name.removesuffix(".gz")).suffix.lower()
+    if suffix in _FORMAT_OF_SUFFIX:
+        return _FORMAT_OF_SUFFIX[suffix]
+    first = next(line.strip() for line in read_lines(path) if line.strip())
+    tokens = first.split()
+    if ":" in first and split_keyword(first)[0] in HEADER_KEYS:
+        return "tsplib"
+    if OUTPUT_KEYWORD in tokens or (
+        len(tokens) >= _MIN_DATASET_VALUES and all(map(is_number, tokens))
+    ):
+        return "dataset"
+    if "," in first:
+        return "csv"
+    raise InputError(f"{path}: cannot tell the format; use --format tsplib, csv or dataset")
+
+
+def load_instances(path: str | Path, fmt: str = "auto", limit: int | None = None) -> list[Instance]:
+    """The instances in one file, read in format `fmt` (one of FORMATS; "auto" detects it).
+
+    `limit` keeps the first instances of a dataset file; a TSPLIB or CSV file holds one instance.
+    Directories are not expanded here: that is the caller's choice.
+    """
+    path = Path(path)
+    if fmt not in FORMATS:
+        raise InputError(f"{path}: unknown format '{fmt}'; expected one of {', '.join(FORMATS)}")
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt == "dataset":
+        return read_dataset(path, limit)
+    return [_SINGLE_INSTANCE_READERS[fmt](path)]

@@ -1,0 +1,132 @@
+"""What the readers and writers share: text files in and out, numbers and cities, located errors.
+
+Every error is an InputError with a one-line message that starts with where the problem is:
+"berlin52.tsp" for the whole file, "berlin52.tsp line 7" for one line (`at_line`).
+"""
+
+import gzip
+import os
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from amsolve.errors import InputError
+
+
+def at_line(path: Path, line_no: int) -> str:
+    """The prefix that locates a problem on a line of a file, e.g. "berlin52.tsp line 7"."""
+    return f"{path} line {line_no}"
+
+
+def read_lines(path: Path) -> list[str]:
+    """The lines of a text file (gunzipped if named .gz); InputError if missing or blank.
+
+    Bytes that are not UTF-8 become U+FFFD, so a binary file fails on its first bad value.
+    """
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a file")
+    try:
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as err:
+        raise InputError(f"{path}: cannot read: {err}") from err
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise InputError(f"{path}: file is empty")
+    return text.splitlines()
+
+
+def split_keyword(line: str) -> tuple[str, str]:
+    """Split a TSPLIB keyword line "KEY : VALUE" (any spacing, or just "KEY") into (KEY, VALUE)."""
+    key, _, value = line.partition(":")
+    return key.strip(), value.strip()
+
+
+def is_number(token: str) -> bool:
+    """Whether a token reads as a float, as in telling a header row from data."""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_floats(tokens: Sequence[str], where: str, what: str) -> np.ndarray:
+    """Tokens as finite float64 values; else InputError "<where>: non-numeric <what> 'abc'"."""
+    try:
+        values = np.array(tokens, dtype=np.float64)
+    except ValueError:
+        values = np.array([_parse_float(token, where, what) for token in tokens], dtype=np.float64)
+    not_finite = ~np.isfinite(values)
+    if not_finite.any():
+        raise InputError(f"{where}: non-finite {what} '{tokens[int(np.argmax(not_finite))]}'")
+    return values
+
+
+def _parse_float(token: str, where: str, what: str) -> float:
+    """Parse one float token, naming it in the error if it is not a number."""
+    try:
+        return float(token)
+    except ValueError:
+        raise InputError(f"{where}: non-numeric {what} '{token}'") from None
+
+
+def parse_int(token: str, where: str, what: str) -> int:
+    """One integer token; else InputError "<where>: <what> must be an integer, got '1.5'"."""
+    try:
+        return int(token)
+    except ValueError:
+        raise InputError(f"{where}: {what} must be an integer, got '{token}'") from None
+
+
+class CityRows:
+    """Collects the cities of one file line by line, rejecting negative and repeated ids."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.ids: list[int] = []
+        self.coords: list[tuple[float, float]] = []
+        self._line_of_id: dict[int, int] = {}
+
+    def add(self, line_no: int, city_id: int, x: float, y: float) -> None:
+        """Add the city read on line `line_no`."""
+        where = at_line(self.path, line_no)
+        if city_id < 0:
+            raise InputError(f"{where}: city id must not be negative, got {city_id}")
+        if city_id in self._line_of_id:
+            first = self._line_of_id[city_id]
+            raise InputError(f"{where}: duplicate city id {city_id} (first on line {first})")
+        self._line_of_id[city_id] = line_no
+        self.ids.append(city_id)
+        self.coords.append((x, y))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The coordinates (n, 2) as float64 and the ids (n,) as int64."""
+        coords = np.array(self.coords, dtype=np.float64).reshape(-1, 2)
+        return coords, np.array(self.ids, dtype=np.int64)
+
+
+def write_text_atomic(path: Path, text: str, force: bool = False) -> Path:
+    """Write `text` to `path` so that no reader ever sees a half-written file.
+
+    The text goes to a temporary file in the same directory, which then replaces `path`
+    (os.replace). An existing file is only replaced when `force` is set.
+    """
+    if path.exists() and not force:
+        raise InputError(f"{path}: file exists; use --force to overwrite")
+    if not path.parent.is_dir():
+        raise InputError(f"{path}: directory {path.parent} does not exist")
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temp.write_text(text, encoding="utf-8")
+        os.replace(temp, path)
+    except OSError as err:
+        raise InputError(f"{path}: cannot write: {err.strerror or err}") from err
+    finally:
+        temp.unlink(missing_ok=True)
+    return path

@@ -1,0 +1,115 @@
+"""Distances between cities under the TSPLIB rules (and plain Euclidean), vectorised with numpy.
+
+This module is the one place where distance rules live. Every tour length in amsolve comes
+from `pair_distances`, so lengths on TSPLIB instances are exactly the integers TSPLIB defines.
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+
+METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
+"""The four TSPLIB coordinate rules, and EUCLIDEAN (plain float) for CSV and dataset files."""
+
+GEO_PI = 3.141592
+"""The value of pi that TSPLIB's GEO rule uses (not math.pi)."""
+
+GEO_EARTH_RADIUS = 6378.388
+"""RRR of TSPLIB's GEO rule, in kilometres."""
+
+
+def _nint(x: np.ndarray) -> np.ndarray:
+    """Round to the nearest integer with halves going up, as TSPLIB's nint (not round-half-even)."""
+    return np.floor(x + 0.5)
+
+
+def _squared_distance(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """dx*dx + dy*dy between points p[..., :2] and q[..., :2], in the order TSPLIB's C code uses."""
+    dx = p[..., 0] - q[..., 0]
+    dy = p[..., 1] - q[..., 1]
+    return dx * dx + dy * dy
+
+
+def _euclidean(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Float Euclidean distance."""
+    return np.sqrt(_squared_distance(p, q))
+
+
+def _euc_2d(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB EUC_2D: the Euclidean distance rounded with nint."""
+    return _nint(_euclidean(p, q))
+
+
+def _ceil_2d(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB CEIL_2D: the Euclidean distance rounded up."""
+    return np.ceil(_euclidean(p, q))
+
+
+def _att(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB ATT (pseudo-Euclidean): r = sqrt((dx^2 + dy^2) / 10); nint(r), plus 1 if below r."""
+    r = np.sqrt(_squared_distance(p, q) / 10.0)
+    t = _nint(r)
+    return np.where(t < r, t + 1.0, t)
+
+
+def _geo_radians(degrees_minutes: np.ndarray) -> np.ndarray:
+    """TSPLIB DDD.MM values in radians: truncated degrees plus minutes, with PI = 3.141592."""
+    degrees = np.trunc(degrees_minutes)
+    minutes = degrees_minutes - degrees
+    return GEO_PI * (degrees + 5.0 * minutes / 3.0) / 180.0
+
+
+def _geo(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB GEO: great-circle distance in km on the idealised sphere, truncated after adding 1."""
+    p_rad = _geo_radians(p)
+    q_rad = _geo_radians(q)
+    q1 = np.cos(p_rad[..., 1] - q_rad[..., 1])
+    q2 = np.cos(p_rad[..., 0] - q_rad[..., 0])
+    q3 = np.cos(p_rad[..., 0] + q_rad[..., 0])
+    # Round-off can push the cosine past 1 for (nearly) coincident points; acos would give NaN.
+    cosine = np.clip(0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3), -1.0, 1.0)
+    return np.floor(GEO_EARTH_RADIUS * np.arccos(cosine) + 1.0)
+
+
+_RULES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "EUC_2D": _euc_2d,
+    "CEIL_2D": _ceil_2d,
+    "ATT": _att,
+    "GEO": _geo,
+    "EUCLIDEAN": _euclidean,
+}
+
+
+def pair_distances(coords: np.ndarray, metric: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances between cities a[k] and b[k] (0-based indices into coords, any matching shape).
+
+    Returns float64 values, integer-valued for the TSPLIB metrics. A city is at distance 0 from
+    itself under every metric (the GEO formula alone would give 1).
+    """
+    if metric not in _RULES:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    coords = np.asarray(coords, dtype=np.float64)
+    a = np.asarray(a)
+    b = np.asarray(b)
+    distances = _RULES[metric](coords[a], coords[b])
+    return np.where(a == b, 0.0, distances)
+
+
+def distance_matrix(coords: np.ndarray, metric: str) -> np.ndarray:
+    """The full (n, n) distance matrix; meant for small n and tests."""
+    rows, cols = np.indices((len(coords), len(coords)))
+    return pair_distances(coords, metric, rows, cols)
+
+
+def tour_lengths(coords: np.ndarray, metric: str, tours: np.ndarray) -> np.ndarray:
+    """Lengths of closed tours given as an array (..., n) of 0-based city indices; shape (...).
+
+    Sums of integer distances are exact in float64 (below 2**53), so TSPLIB lengths are exact.
+    """
+    tours = np.asarray(tours)
+    return pair_distances(coords, metric, tours, np.roll(tours, -1, axis=-1)).sum(axis=-1)
+
+
+def tour_length(coords: np.ndarray, metric: str, tour: np.ndarray) -> float:
+    """Length of one closed tour given as 0-based city indices (n,)."""
+    return float(tour_lengths(coords, metric, tour))

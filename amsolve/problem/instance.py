@@ -1,0 +1,187 @@
+"""A TSP instance (cities, file ids, metric, optional reference tour) and checks on its tours."""
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from amsolve.errors import InputError, TourError
+from amsolve.problem import distance
+
+
+def tour_problem(tour_ids: np.ndarray, ids: np.ndarray) -> str | None:
+    """Say what keeps `tour_ids` from visiting every city of `ids` once; None if nothing does.
+
+    Both arrays hold city ids (not positions), so the message names cities as the file does,
+    e.g. "tour has 51 cities, expected 52; never visits city 17".
+    """
+    tour_ids = np.asarray(tour_ids)
+    if tour_ids.ndim != 1:
+        return f"tour must be a flat sequence of cities, got shape {tour_ids.shape}"
+    unknown = tour_ids[~np.isin(tour_ids, ids)]
+    if unknown.size:
+        return f"tour visits city {unknown[0]}, which the instance does not have"
+    problems = []
+    if len(tour_ids) != len(ids):
+        problems.append(f"has {len(tour_ids)} cities, expected {len(ids)}")
+    values, counts = np.unique(tour_ids, return_counts=True)
+    if (counts > 1).any():
+        problems.append(f"visits city {values[counts > 1][0]} more than once")
+    missing = ids[~np.isin(ids, tour_ids)]
+    if missing.size:
+        problems.append(f"never visits city {missing[0]}")
+    return "tour " + "; ".join(problems) if problems else None
+
+
+def _read_only(values: np.ndarray, dtype: type) -> np.ndarray:
+    """A read-only copy, so that a frozen Instance cannot be changed through its arrays."""
+    array: np.ndarray = np.array(values, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """One TSP instance as read from a file.
+
+    `coords` are the file's own coordinates (never normalised here) and `ids` the file's own
+    city numbers; tours are 0-based positions into both. The arrays are read-only copies.
+    A reference tour given without a length gets its length computed. Instances compare by
+    identity (eq=False): equality of numpy fields has no single truth value.
+    """
+
+    name: str
+    coords: np.ndarray
+    metric: str
+    ids: np.ndarray
+    reference_tour: np.ndarray | None = None
+    reference_length: float | None = None
+    reference_is_optimal: bool = False
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        """Store read-only arrays and check that the instance is usable; InputError if not."""
+        self._check_cities()
+        self._check_reference()
+
+    def _check_cities(self) -> None:
+        """Check and store the coordinates, ids and metric."""
+        coords = _read_only(self.coords, np.float64)
+        if coords.ndim != 2 or coords.shape[1] != 2:
+            raise InputError(
+                f"{self.label}: coordinates must have shape (n, 2), got {coords.shape}"
+            )
+        object.__setattr__(self, "coords", coords)
+        if self.n < 3:
+            raise InputError(f"{self.label}: needs at least 3 cities, got {self.n}")
+        ids = np.asarray(self.ids)
+        if ids.shape != (self.n,) or not np.issubdtype(ids.dtype, np.integer):
+            raise InputError(
+                f"{self.label}: need {self.n} integer city ids, got {ids.dtype} {ids.shape}"
+            )
+        object.__setattr__(self, "ids", _read_only(ids, np.int64))
+        values, counts = np.unique(self.ids, return_counts=True)
+        if (counts > 1).any():
+            raise InputError(f"{self.label}: duplicate city id {values[counts > 1][0]}")
+        not_finite = ~np.isfinite(coords).all(axis=1)
+        if not_finite.any():
+            bad_id = self.ids[not_finite][0]
+            raise InputError(f"{self.label}: city {bad_id} has a non-finite coordinate")
+        if self.metric not in distance.METRICS:
+            known = ", ".join(distance.METRICS)
+            raise InputError(f"{self.label}: unknown metric {self.metric!r}; expected {known}")
+
+    def _check_reference(self) -> None:
+        """Check and store the reference tour, computing its length unless one is given."""
+        if self.reference_tour is not None:
+            tour = _read_only(self.validate_tour(self.reference_tour), np.int64)
+            object.__setattr__(self, "reference_tour", tour)
+            if self.reference_length is None:
+                object.__setattr__(self, "reference_length", self.tour_length(tour))
+        if self.reference_length is not None:
+            length = float(self.reference_length)
+            if not (np.isfinite(length) and length >= 0):
+                raise InputError(f"{self.label}: reference length {length} is not a length")
+            object.__setattr__(self, "reference_length", length)
+
+    @property
+    def n(self) -> int:
+        """Number of cities."""
+        return len(self.coords)
+
+    @property
+    def label(self) -> str:
+        """How messages name this instance: where it came from if known, else its name."""
+        return self.source or self.name
+
+    def validate_tour(self, tour: np.ndarray) -> np.ndarray:
+        """`tour` as int64 if it is a permutation of range(n); else a TourError saying why."""
+        tour = np.asarray(tour)
+        problem = self._tour_problem(tour)
+        if problem:
+            raise TourError(f"{self.label}: {problem}")
+        return tour.astype(np.int64, copy=False)
+
+    def validate_tours(self, tours: np.ndarray) -> np.ndarray:
+        """`tours` (k, n) as int64 if every row is a permutation of range(n); else TourError."""
+        tours = np.asarray(tours)
+        if tours.ndim != 2:
+            raise TourError(f"{self.label}: tours must be a (k, n) array, got shape {tours.shape}")
+        if tours.shape[1] == self.n and np.issubdtype(tours.dtype, np.integer):
+            valid = (np.sort(tours, axis=1) == np.arange(self.n)).all(axis=1)
+        else:
+            valid = np.zeros(len(tours), dtype=bool)
+        if not valid.all():
+            row = int(np.argmin(valid))
+            raise TourError(f"{self.label}: tours[{row}]: {self._tour_problem(tours[row])}")
+        return tours.astype(np.int64, copy=False)
+
+    def _tour_problem(self, tour: np.ndarray) -> str | None:
+        """What keeps `tour` (0-based positions) from being a permutation of range(n), or None."""
+        if tour.ndim != 1 or not np.issubdtype(tour.dtype, np.integer):
+            return f"a tour must be a 1-D integer array, got {tour.dtype} {tour.shape}"
+        outside = (tour < 0) | (tour >= self.n)
+        if outside.any():
+            return f"tour entry {tour[outside][0]} is not a city index 0..{self.n - 1}"
+        return tour_problem(self.ids[tour], self.ids)
+
+    def tour_length(self, tour: np.ndarray) -> float:
+        """Length of a closed tour (0-based positions) in the instance's metric; validates first."""
+        return distance.tour_length(self.coords, self.metric, self.validate_tour(tour))
+
+    def tour_lengths(self, tours: np.ndarray) -> np.ndarray:
+        """Lengths (k,) of closed tours (k, n) in the instance's metric; validates first."""
+        return distance.tour_lengths(self.coords, self.metric, self.validate_tours(tours))
+
+    def tour_ids(self, tour: np.ndarray) -> list[int]:
+        """The file's city ids along a tour given as 0-based positions."""
+        return self.ids[self.validate_tour(tour)].tolist()
+
+    def positions_from_ids(self, tour_ids: np.ndarray) -> np.ndarray:
+        """0-based positions of the given file ids; TourError on an id the instance lacks."""
+        tour_ids = np.asarray(tour_ids, dtype=np.int64)
+        order = np.argsort(self.ids)
+        found = np.searchsorted(self.ids, tour_ids, sorter=order).clip(max=self.n - 1)
+        positions = order[found]
+        unknown = self.ids[positions] != tour_ids
+        if unknown.any():
+            raise TourError(f"{self.label}: unknown city id {tour_ids[unknown][0]}")
+        return positions
+
+    def normalized_coords(self) -> np.ndarray:
+        """Coordinates for the model: in the unit square, one scale for both axes.
+
+        Each axis is shifted so its minimum is 0, then both are divided by the larger of the two
+        ranges, so the aspect ratio is kept. If all cities coincide, all are at (0, 0).
+        """
+        low = self.coords.min(axis=0)
+        span = float((self.coords.max(axis=0) - low).max())
+        return (self.coords - low) / (span if span > 0 else 1.0)
+
+    def with_reference(
+        self, tour: np.ndarray | None = None, length: float | None = None, optimal: bool = False
+    ) -> "Instance":
+        """A copy with a new reference: a tour (length computed unless given) and/or a length."""
+        return dataclasses.replace(
+            self, reference_tour=tour, reference_length=length, reference_is_optimal=optimal
+        )
