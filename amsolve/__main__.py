@@ -1,0 +1,5 @@
+"""`python -m amsolve`."""
+
+from amsolve.cli import main
+
+main()

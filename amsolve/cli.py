@@ -1,0 +1,130 @@
+"""The `amsolve` command line: each command parses options, calls one function, renders the result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from amsolve.errors import AmsolveError, InputError
+
+app = typer.Typer(
+    name="amsolve",
+    help="Solve travelling salesman problems with an Attention Model trained by REINFORCE.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turns an AmsolveError into one line on stderr and exit code 2, without a traceback."""
+    try:
+        yield
+    except AmsolveError as error:
+        typer.echo(f"amsolve: error: {error}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def solve(
+    files: Annotated[list[Path], typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or Concorde-style dataset files.", show_default=False)],
+    decode: Annotated[str, typer.Option(help="Decoder: greedy, sample, beam or multistart.")] = "multistart",
+    samples: Annotated[int, typer.Option(help="sample: tours sampled per instance.")] = 128,
+    temperature: Annotated[float, typer.Option(help="sample: softmax temperature.")] = 1.0,
+    beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
+    starts: Annotated[Optional[int], typer.Option(help="multistart: start cities (default: all).")] = None,
+    augment: Annotated[bool, typer.Option(help="Also decode the 8 symmetries of each instance and keep the best.")] = True,
+    local_search: Annotated[str, typer.Option(help="Local search on the decoded tours: none, 2opt or 2opt+oropt.")] = "2opt+oropt",
+    improve: Annotated[int, typer.Option(help="Local search is applied to this many of the best decoded tours.")] = 1,
+    model: Annotated[Optional[str], typer.Option(help="Shipped model name or model directory (default: nearest in size).")] = None,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
+    file_format: Annotated[str, typer.Option("--format", help="auto, tsplib, csv or dataset.")] = "auto",
+    limit: Annotated[Optional[int], typer.Option(help="Only the first N instances of a dataset file.")] = None,
+    batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
+    tour_out: Annotated[Optional[Path], typer.Option(help="Write each tour as a TSPLIB .tour file into this directory.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing .tour and plot files.")] = False,
+    plot: Annotated[Optional[Path], typer.Option(help="Draw the (first) tour over its cities into this PNG file.")] = None,
+    show_tour: Annotated[bool, typer.Option("--show-tour", help="Show whole tours, not a shortened form.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")] = False,
+) -> None:
+    """Solve instances with a pretrained model and print each tour and its length."""
+    from amsolve.decode.strategies import DecodeOptions
+    from amsolve.io import load_instances
+    from amsolve.render import ProgressBar, render_solutions, solutions_json
+    from amsolve.solver import SolveOptions, solve_instances
+    from amsolve.outputs import check_writable, plot_tour, tour_paths, write_tours
+
+    with user_errors():
+        options = SolveOptions(
+            decode=DecodeOptions(
+                strategy=decode, samples=samples, temperature=temperature, beam_width=beam_width,
+                starts=starts, augment=augment, keep=improve, seed=seed,
+            ),
+            local_search=local_search, model=model, device=device, batch_size=batch_size,
+        )
+        if limit is not None and limit < 1:
+            raise InputError("--limit must be at least 1")
+        instances = [instance for path in files for instance in load_instances(path, file_format, limit)]
+        if tour_out is not None:
+            check_writable(tour_paths(tour_out, instances), force)
+        if plot is not None:
+            check_writable([plot], force)
+        with ProgressBar(len(instances), "solving", enabled=not json_output) as progress:
+            solutions = solve_instances(instances, options, on_progress=progress.advance)
+        if tour_out is not None:
+            write_tours(tour_out, solutions, force)
+        if plot is not None:
+            plot_tour(plot, solutions[0], force)
+        if json_output:
+            typer.echo(solutions_json(solutions))
+        else:
+            render_solutions(solutions, show_tour)
+
+
+@app.command()
+def train(
+    nodes: Annotated[int, typer.Option(help="Cities per training instance.")] = 20,
+    out: Annotated[Path, typer.Option(help="Output directory: weights, config, checkpoint, log, model card.")] = Path("runs/tsp20"),
+    baseline: Annotated[str, typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.")] = "shared",
+    starts: Annotated[Optional[int], typer.Option(help="Shared baseline: start cities sampled per instance (default: all).")] = None,
+    supervised: Annotated[Optional[Path], typer.Option(help="Teacher forcing on this dataset's reference tours instead of REINFORCE (a warm start).")] = None,
+    trajectories: Annotated[int, typer.Option(help="Teacher forcing: sequences read from each reference tour.")] = 8,
+    epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
+    epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
+    batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
+    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-4,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    resume: Annotated[bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")] = False,
+    init_from: Annotated[Optional[str], typer.Option(help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20.")] = None,
+    val_set: Annotated[Optional[Path], typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")] = None,
+    val_size: Annotated[int, typer.Option(help="Validation instances (random ones unless --val-set).")] = 1000,
+    max_time: Annotated[Optional[float], typer.Option(help="Stop cleanly after this many seconds.")] = None,
+    threads: Annotated[Optional[int], typer.Option(help="CPU threads for torch (default: torch's choice).")] = None,
+) -> None:
+    """Train a model with REINFORCE and write its weights to --out."""
+    from amsolve.render import TrainingDisplay, render_train_summary
+    from amsolve.train.trainer import TrainOptions, train as run_training
+
+    with user_errors():
+        options = TrainOptions(
+            nodes=nodes, out=str(out), baseline=baseline, starts=starts,
+            supervised=str(supervised) if supervised else None, trajectories=trajectories, epochs=epochs,
+            epoch_size=epoch_size, batch_size=batch_size, lr=lr, seed=seed, device=device,
+            init_from=init_from, val_set=str(val_set) if val_set else None, val_size=val_size,
+            max_time=max_time, threads=threads,
+        )
+        with TrainingDisplay() as display:
+            summary = run_training(options, resume=resume, on_event=display)
+        render_train_summary(summary)
+
+
+def main() -> None:
+    """Entry point of the `amsolve` console script."""
+    app()

@@ -1,0 +1,133 @@
+"""Decoding strategies (DESIGN §2): greedy, sampling, beam search and multi-start, ×8 augmentation.
+
+Every strategy turns a batch of instances in the unit square into candidate tours; the
+`keep` shortest per instance are returned, so local search can work on more than one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from amsolve.decode.augment import SYMMETRIES, all_symmetries
+from amsolve.decode.beam import beam_search
+from amsolve.decode.rollout import greedy_selector, rollout, sampling_selector, tour_lengths
+from amsolve.errors import InputError
+from amsolve.model.network import AttentionModel
+
+DECODERS = ("greedy", "sample", "beam", "multistart")
+
+ROLLOUT_ELEMENTS = 2**25
+"""Rollouts are run in chunks so that one step's attention scores stay below this many floats."""
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """How to decode; the counts apply per instance (and per symmetry with `augment`)."""
+
+    strategy: str = "greedy"
+    samples: int = 128
+    temperature: float = 1.0
+    beam_width: int = 16
+    starts: int | None = None  # multi-start: None means every city
+    augment: bool = False
+    keep: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.strategy not in DECODERS:
+            raise InputError(f"unknown decoder {self.strategy!r}; choose one of {', '.join(DECODERS)}")
+        for name in ("samples", "beam_width", "keep"):
+            if getattr(self, name) < 1:
+                raise InputError(f"--{name.replace('_', '-')} must be at least 1")
+        if self.starts is not None and self.starts < 1:
+            raise InputError("--starts must be at least 1")
+        if not self.temperature > 0 or not math.isfinite(self.temperature):
+            raise InputError("--temperature must be a positive number")
+
+    @property
+    def label(self) -> str:
+        """A short name for tables, e.g. `multistart×8` or `beam16`."""
+        base = {
+            "greedy": "greedy",
+            "sample": f"sample{self.samples}",
+            "beam": f"beam{self.beam_width}",
+            "multistart": "multistart" if self.starts is None else f"multistart{self.starts}",
+        }[self.strategy]
+        return f"{base}×8" if self.augment else base
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The `keep` shortest candidate tours per instance, shortest first."""
+
+    tours: torch.Tensor  # (batch, keep, n)
+    lengths: torch.Tensor  # (batch, keep) Euclidean, in the coordinates decoded
+
+
+def start_cities(n: int, starts: int | None) -> torch.Tensor:
+    """The start cities of a multi-start: all of them, or `starts` spread evenly over the indices."""
+    if starts is None or starts >= n:
+        return torch.arange(n)
+    return torch.linspace(0, n - 1, starts).round().long()
+
+
+def _shortest(tours: torch.Tensor, lengths: torch.Tensor, keep: int) -> Decoded:
+    """The `keep` shortest of the candidates tours (batch, c, n) with lengths (batch, c)."""
+    lengths, order = lengths.topk(min(keep, lengths.shape[1]), dim=1, largest=False)
+    return Decoded(tours.gather(1, order.unsqueeze(-1).expand(-1, -1, tours.shape[-1])), lengths)
+
+
+def _rollout_chunks(batch: int, n: int, total: int, heads: int) -> int:
+    """How many rollouts per instance fit in one pass under `ROLLOUT_ELEMENTS`."""
+    return max(1, min(total, ROLLOUT_ELEMENTS // max(1, batch * n * heads)))
+
+
+def _decode_plain(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
+    """One strategy on coords (batch, n, 2), without augmentation."""
+    batch, n, _ = coords.shape
+    cache = model.precompute(coords)
+    if options.strategy == "beam":
+        tours, scores = beam_search(model.decoder, cache, options.beam_width)
+        lengths = tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)
+        return _shortest(tours, lengths, options.keep)
+    if options.strategy == "greedy":
+        tours = rollout(model.decoder, cache, 1, greedy_selector).tours
+        return _shortest(tours, tour_lengths(coords, tours), options.keep)
+    if options.strategy == "multistart":
+        firsts = start_cities(n, options.starts).to(coords.device)
+        total = len(firsts)
+    else:
+        firsts, total = None, options.samples
+    best: Decoded | None = None
+    chunk = _rollout_chunks(batch, n, total, model.config.n_heads)
+    for begin in range(0, total, chunk):
+        count = min(chunk, total - begin)
+        if firsts is None:
+            first, select = None, sampling_selector(options.seed, options.temperature, first_sample=begin)
+        else:
+            first, select = firsts[begin : begin + count].expand(batch, count), greedy_selector
+        tours = rollout(model.decoder, cache, count, select, first=first).tours
+        found = _shortest(tours, tour_lengths(coords, tours), options.keep)
+        if best is not None:
+            found = _shortest(
+                torch.cat((best.tours, found.tours), 1), torch.cat((best.lengths, found.lengths), 1), options.keep
+            )
+        best = found
+    return best
+
+
+@torch.inference_mode()
+def decode(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
+    """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode."""
+    model.eval()
+    if not options.augment:
+        return _decode_plain(model, coords, options)
+    batch = coords.shape[0]
+    found = _decode_plain(model, all_symmetries(coords), options)  # (8 * batch, keep, n)
+    keep, n = found.tours.shape[1:]
+    tours = found.tours.view(SYMMETRIES, batch, keep, n).transpose(0, 1).reshape(batch, SYMMETRIES * keep, n)
+    lengths = found.lengths.view(SYMMETRIES, batch, keep).transpose(0, 1).reshape(batch, SYMMETRIES * keep)
+    return _shortest(tours, lengths, options.keep)

@@ -1,0 +1,91 @@
+"""Autoregressive decoder: per-instance precomputation and one O(n·d) step (DESIGN §1).
+
+A step's query comes from the context `[graph, last city, first city]`. Its three parts are
+projected once per instance: the graph part per instance, the first/last parts per node, so a
+step only gathers two rows and adds them. The glimpse output projection is folded into the logit
+keys (`(W_out g) · k_j = g · (W_out^T k_j)`), so a step has no d×d product at all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class DecoderCache:
+    """Everything a decoding step needs that does not change during decoding."""
+
+    # Contiguous, so that the per-step products never copy them.
+    glimpse_keys: torch.Tensor  # (batch, heads, head_dim, n), pre-scaled by 1/sqrt(head_dim)
+    glimpse_values: torch.Tensor  # (batch, heads, n, head_dim)
+    logit_keys: torch.Tensor  # (batch, dim, n), W_out folded in, pre-scaled by 1/sqrt(dim)
+    query_graph: torch.Tensor  # (batch, 1, dim)
+    query_first: torch.Tensor  # (batch, n, dim): first-city part of the query, per node
+    query_last: torch.Tensor  # (batch, n, dim): last-city part of the query, per node
+    query_start: torch.Tensor  # (batch, 1, dim): query of the first step (placeholders)
+
+    @property
+    def batch(self) -> int:
+        return self.query_last.shape[0]
+
+    @property
+    def n(self) -> int:
+        return self.query_last.shape[1]
+
+    def select(self, index: torch.Tensor) -> DecoderCache:
+        """The cache of the instances `index` (used to repeat or subset instances)."""
+        return DecoderCache(*(tensor[index] for tensor in self.__dict__.values()))
+
+
+class Decoder(nn.Module):
+    """Glimpse attention over unvisited nodes followed by a clipped single-head pointer."""
+
+    def __init__(self, embed_dim: int, n_heads: int, tanh_clip: float) -> None:
+        super().__init__()
+        self.n_heads = n_heads
+        self.tanh_clip = tanh_clip
+        self.project_nodes = nn.Linear(embed_dim, 3 * embed_dim, bias=False)
+        self.project_graph = nn.Linear(embed_dim, embed_dim, bias=False)
+        self.project_step = nn.Linear(2 * embed_dim, embed_dim, bias=False)
+        self.project_out = nn.Linear(embed_dim, embed_dim, bias=False)
+        self.placeholder = nn.Parameter(torch.empty(2 * embed_dim).uniform_(-1, 1))
+
+    def precompute(self, nodes: torch.Tensor) -> DecoderCache:
+        """Projects node embeddings (batch, n, dim) once for all decoding steps."""
+        batch, n, dim = nodes.shape
+        head_dim = dim // self.n_heads
+        keys, values, logit_keys = self.project_nodes(nodes).chunk(3, dim=-1)  # each (batch, n, dim)
+        keys = keys.view(batch, n, self.n_heads, head_dim).permute(0, 2, 3, 1)  # (batch, heads, hd, n)
+        values = values.view(batch, n, self.n_heads, head_dim).transpose(1, 2)  # (batch, heads, n, hd)
+        logit_keys = logit_keys @ self.project_out.weight  # (batch, n, dim)
+        weight_last, weight_first = self.project_step.weight.chunk(2, dim=1)  # each (dim, dim)
+        graph = nodes.mean(dim=1, keepdim=True)  # (batch, 1, dim)
+        query_graph = self.project_graph(graph)  # (batch, 1, dim)
+        return DecoderCache(
+            glimpse_keys=(keys * (1.0 / math.sqrt(head_dim))).contiguous(),
+            glimpse_values=values.contiguous(),
+            logit_keys=(logit_keys.transpose(1, 2) * (1.0 / math.sqrt(dim))).contiguous(),
+            query_graph=query_graph,
+            query_first=nodes @ weight_first.T,
+            query_last=nodes @ weight_last.T,
+            query_start=query_graph + self.project_step(self.placeholder).view(1, 1, dim),
+        )
+
+    def log_probs(self, cache: DecoderCache, query: torch.Tensor, visited: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities (batch, s, n) of the next city for s rollouts per instance.
+
+        `query` (batch, s, dim) is the projected context; `visited` (batch, s, n) is True for
+        cities already in the tour, which get probability zero.
+        """
+        batch, rollouts, dim = query.shape
+        head_dim = dim // self.n_heads
+        heads = query.view(batch, rollouts, self.n_heads, head_dim).transpose(1, 2)  # (b, h, s, hd)
+        scores = (heads @ cache.glimpse_keys).masked_fill(visited.unsqueeze(1), -math.inf)  # (b, h, s, n)
+        glimpse = scores.softmax(dim=-1) @ cache.glimpse_values  # (b, h, s, hd)
+        glimpse = glimpse.transpose(1, 2).reshape(batch, rollouts, dim)  # (b, s, dim)
+        logits = torch.tanh(glimpse @ cache.logit_keys) * self.tanh_clip  # (b, s, n)
+        return logits.masked_fill(visited, -math.inf).log_softmax(dim=-1)

@@ -1,0 +1,69 @@
+"""Graph attention encoder: node embeddings from city coordinates (DESIGN §1)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """Multi-head scaled dot-product attention of every node over all nodes (complete graph)."""
+
+    def __init__(self, embed_dim: int, n_heads: int) -> None:
+        super().__init__()
+        self.n_heads = n_heads
+        self.project_qkv = nn.Linear(embed_dim, 3 * embed_dim, bias=False)
+        self.project_out = nn.Linear(embed_dim, embed_dim, bias=False)
+
+    def forward(self, nodes: torch.Tensor) -> torch.Tensor:
+        batch, n, dim = nodes.shape
+        head_dim = dim // self.n_heads
+        qkv = self.project_qkv(nodes).view(batch, n, 3, self.n_heads, head_dim)
+        query, key, value = qkv.permute(2, 0, 3, 1, 4)  # each (batch, heads, n, head_dim)
+        heads = F.scaled_dot_product_attention(query, key, value)  # (batch, heads, n, head_dim)
+        return self.project_out(heads.transpose(1, 2).reshape(batch, n, dim))  # (batch, n, dim)
+
+
+class BatchNormNodes(nn.Module):
+    """BatchNorm1d over the feature dimension, statistics taken over all nodes of the batch."""
+
+    def __init__(self, embed_dim: int) -> None:
+        super().__init__()
+        self.norm = nn.BatchNorm1d(embed_dim)
+
+    def forward(self, nodes: torch.Tensor) -> torch.Tensor:
+        return self.norm(nodes.reshape(-1, nodes.shape[-1])).view(nodes.shape)
+
+
+class EncoderLayer(nn.Module):
+    """`h = BN(h + MHA(h))`, then `h = BN(h + FF(h))`."""
+
+    def __init__(self, embed_dim: int, n_heads: int, ff_dim: int) -> None:
+        super().__init__()
+        self.attention = MultiHeadSelfAttention(embed_dim, n_heads)
+        self.norm_attention = BatchNormNodes(embed_dim)
+        self.feed_forward = nn.Sequential(
+            nn.Linear(embed_dim, ff_dim), nn.ReLU(), nn.Linear(ff_dim, embed_dim)
+        )
+        self.norm_feed_forward = BatchNormNodes(embed_dim)
+
+    def forward(self, nodes: torch.Tensor) -> torch.Tensor:
+        nodes = self.norm_attention(nodes + self.attention(nodes))
+        return self.norm_feed_forward(nodes + self.feed_forward(nodes))
+
+
+class Encoder(nn.Module):
+    """Linear embedding of the coordinates followed by `n_layers` attention layers."""
+
+    def __init__(self, embed_dim: int, n_layers: int, n_heads: int, ff_dim: int) -> None:
+        super().__init__()
+        self.embed = nn.Linear(2, embed_dim)
+        self.layers = nn.ModuleList(EncoderLayer(embed_dim, n_heads, ff_dim) for _ in range(n_layers))
+
+    def forward(self, coords: torch.Tensor) -> torch.Tensor:
+        """Maps coordinates (batch, n, 2) in the unit square to node embeddings (batch, n, dim)."""
+        nodes = self.embed(coords)
+        for layer in self.layers:
+            nodes = layer(nodes)
+        return nodes

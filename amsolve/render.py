@@ -1,0 +1,151 @@
+"""Rich output of the CLI: tables, progress displays. No solving logic lives here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from amsolve.solver import Solution
+from amsolve.train.trainer import TrainEvent, TrainSummary
+
+console = Console(stderr=True)
+"""Everything but requested data (tables, JSON) goes to stderr, so stdout stays clean."""
+
+
+class TrainingDisplay:
+    """A progress bar per epoch with the running loss, lengths and speed; a line per epoch."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(
+            TextColumn("epoch {task.fields[epoch]}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} steps"),
+            TextColumn("loss {task.fields[loss]:.4f} length {task.fields[length]:.4f} baseline {task.fields[baseline]:.4f}"),
+            TextColumn("{task.fields[rate]:.0f} inst/s"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self.task: Any = None
+
+    def __enter__(self) -> TrainingDisplay:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def __call__(self, event: TrainEvent) -> None:
+        if event.kind == "start":
+            console.print(f"training on {event.figures['device']}, {event.steps_per_epoch} steps per epoch")
+            self._new_task(event)
+        elif event.kind == "step":
+            figures = event.figures
+            self.progress.update(
+                self.task, completed=event.step, loss=figures["loss"], length=figures["length"],
+                baseline=figures["baseline"], rate=figures["instances_per_s"],
+            )
+        elif event.kind == "epoch":
+            figures = event.figures
+            parts = [f"epoch {figures['epoch']}", f"{figures['instances_seen']:,} instances", f"{figures['wall_seconds'] / 3600:.2f} h"]
+            parts.append(f"greedy {figures['greedy_length']:.4f}")
+            if "greedy_gap_pct" in figures:
+                parts.append(f"gap {figures['greedy_gap_pct']:.3f} %")
+            parts.append(f"multistart×8 {figures['multistart8_length']:.4f}")
+            if "multistart8_gap_pct" in figures:
+                parts.append(f"gap {figures['multistart8_gap_pct']:.3f} %")
+            if figures.get("saved"):
+                parts.append("[green]best so far, saved[/green]")
+            self.progress.console.print(" · ".join(parts))
+            self.progress.remove_task(self.task)
+            self._new_task(event)
+
+    def _new_task(self, event: TrainEvent) -> None:
+        self.task = self.progress.add_task(
+            "train", total=event.steps_per_epoch, completed=event.step, epoch=event.epoch + 1,
+            loss=0.0, length=0.0, baseline=0.0, rate=0.0,
+        )
+
+
+def render_train_summary(summary: TrainSummary) -> None:
+    """The closing lines of `amsolve train`."""
+    console.print(
+        f"{summary.stopped_because}: {summary.epochs_done} epochs, {summary.instances_seen:,} instances, "
+        f"{summary.wall_seconds / 3600:.2f} h; weights in {summary.out}"
+    )
+
+
+class ProgressBar:
+    """A Rich progress bar over a known number of items (silent when disabled, e.g. for --json)."""
+
+    def __init__(self, total: int, description: str, enabled: bool = True) -> None:
+        self.progress = Progress(
+            TextColumn(description), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True, disable=not enabled,
+        )
+        self.task = self.progress.add_task(description, total=total)
+
+    def __enter__(self) -> ProgressBar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def advance(self, count: int = 1) -> None:
+        self.progress.advance(self.task, count)
+
+
+def short_tour(ids: list[int], show_all: bool, head: int = 8) -> str:
+    """A tour as ids, shortened to its first and last few unless `show_all`."""
+    if show_all or len(ids) <= 2 * head:
+        return " ".join(map(str, ids))
+    return " ".join(map(str, ids[:head])) + " … " + " ".join(map(str, ids[-2:]))
+
+
+def format_length(value: float | None) -> str:
+    """Integers as integers (TSPLIB metrics), other lengths with 5 decimals."""
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:.5f}"
+
+
+def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
+    """The table of `amsolve solve`, on stdout."""
+    table = Table(title="amsolve solve", title_justify="left")
+    for column, justify in (("instance", "left"), ("cities", "right"), ("decoder", "left"), ("length", "right"),
+                            ("reference", "right"), ("gap %", "right"), ("time s", "right"), ("tour", "left")):
+        table.add_column(column, justify=justify, overflow="fold")
+    for solution in solutions:
+        gap = solution.gap_pct
+        table.add_row(
+            solution.instance.name, str(solution.instance.n), solution.pipeline, format_length(solution.length),
+            format_length(solution.reference), "–" if gap is None else f"{gap:.3f}", f"{solution.seconds:.3f}",
+            short_tour(solution.instance.tour_ids(solution.tour), show_tour),
+        )
+    Console(soft_wrap=show_tour).print(table)
+
+
+def solutions_json(solutions: Sequence[Solution]) -> str:
+    """The `--json` document of `amsolve solve`."""
+    return json.dumps({
+        "instances": [
+            {
+                "name": solution.instance.name,
+                "n": solution.instance.n,
+                "decode": solution.pipeline,
+                "length": solution.length,
+                "tour": solution.instance.tour_ids(solution.tour),
+                "reference": solution.reference,
+                "gap_pct": solution.gap_pct,
+                "seconds": solution.seconds,
+            }
+            for solution in solutions
+        ]
+    })

@@ -1,0 +1,120 @@
+"""Numba kernels for tours held as arrays: exact distances and the moves every search is built from.
+
+A tour is two arrays: `tour[i]` is the city at position i and `pos[c]` the position of city c.
+Every move is a sequence of 2-opt moves, and a 2-opt move reverses the shorter side of the tour,
+so it costs O(min(len, n - len)). A reversal may leave the array running the other way round, so
+moves name the edges they change by their cities, never by their positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from amsolve.errors import InputError
+from amsolve.problem import distance
+
+# The GEO rule lives in amsolve.problem.distance; its degree-minute conversion is reused, not copied.
+from amsolve.problem.distance import _geo_radians
+
+EUCLIDEAN, EUC_2D, CEIL_2D, ATT, GEO = range(5)
+"""Metric codes, the form in which kernels receive a metric."""
+
+METRIC_CODES: dict[str, int] = {"EUCLIDEAN": EUCLIDEAN, "EUC_2D": EUC_2D, "CEIL_2D": CEIL_2D, "ATT": ATT, "GEO": GEO}
+
+_GEO_RADIUS = distance.GEO_EARTH_RADIUS
+
+
+def metric_code(metric: str) -> int:
+    """The kernel code of a metric name; InputError naming the known metrics if there is none."""
+    try:
+        return METRIC_CODES[metric]
+    except KeyError:
+        raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(distance.METRICS)}") from None
+
+
+def kernel_points(coords: np.ndarray, code: int) -> np.ndarray:
+    """Coordinates (n, 2) as `dist` reads them: GEO's DDD.MM latitude/longitude converted to radians once."""
+    coords = np.ascontiguousarray(coords, dtype=np.float64)
+    return _geo_radians(coords) if code == GEO else coords
+
+
+@njit(cache=True)
+def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
+    """Distance between cities i and j, as `amsolve.problem.distance.pair_distances` defines it.
+
+    `points` come from `kernel_points`; integer metrics give integer-valued floats, so sums of
+    them (and the deltas of moves) are exact.
+    """
+    if i == j:
+        return 0.0
+    if code == GEO:
+        q1 = np.cos(points[i, 1] - points[j, 1])
+        q2 = np.cos(points[i, 0] - points[j, 0])
+        q3 = np.cos(points[i, 0] + points[j, 0])
+        cosine = min(1.0, max(-1.0, 0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)))
+        return np.floor(_GEO_RADIUS * np.arccos(cosine) + 1.0)
+    dx = points[i, 0] - points[j, 0]
+    dy = points[i, 1] - points[j, 1]
+    squared = dx * dx + dy * dy
+    if code == EUCLIDEAN:
+        return np.sqrt(squared)
+    if code == EUC_2D:
+        return np.floor(np.sqrt(squared) + 0.5)
+    if code == CEIL_2D:
+        return np.ceil(np.sqrt(squared))
+    r = np.sqrt(squared / 10.0)  # ATT
+    t = np.floor(r + 0.5)
+    return t + 1.0 if t < r else t
+
+
+@njit(cache=True)
+def step(tour: np.ndarray, pos: np.ndarray, city: int, direction: int) -> int:
+    """The city after `city` when walking the tour in `direction` (+1 forwards, -1 backwards)."""
+    return tour[(pos[city] + direction) % tour.shape[0]]
+
+
+@njit(cache=True)
+def _reverse(tour: np.ndarray, pos: np.ndarray, first: int, last: int) -> None:
+    """Reverse positions first..last (cyclic, inclusive), or the complement when that is shorter.
+
+    Both give the same cyclic tour; only the direction the array runs in differs.
+    """
+    n = tour.shape[0]
+    length = (last - first) % n + 1
+    if 2 * length > n:
+        first, last, length = (last + 1) % n, (first - 1) % n, n - length
+    for _ in range(length // 2):
+        a, b = tour[first], tour[last]
+        tour[first], tour[last] = b, a
+        pos[b], pos[a] = first, last
+        first = (first + 1) % n
+        last = (last - 1) % n
+
+
+@njit(cache=True)
+def two_opt_move(tour: np.ndarray, pos: np.ndarray, a: int, b: int, c: int, d: int) -> None:
+    """Replace tour edges (a, b) and (c, d) by (a, c) and (b, d).
+
+    b must follow a, and d follow c, in one common direction of travel (either one). The move is
+    a no-op when the two edges share a city, which lets `move_segment` stay branch-free.
+    """
+    if step(tour, pos, a, 1) == b:
+        _reverse(tour, pos, pos[b], pos[c])
+    else:
+        _reverse(tour, pos, pos[c], pos[b])
+
+
+@njit(cache=True)
+def move_segment(
+    tour: np.ndarray, pos: np.ndarray, p: int, s1: int, s2: int, nx: int, u: int, v: int, flip: bool
+) -> None:
+    """Move the segment s1..s2 from between p and nx to between u and v, as three 2-opt moves.
+
+    In one direction of travel the tour must read p, s1, ..., s2, nx, ..., u, v. Afterwards p is
+    joined to nx, and u..v holds the segment as u, s1..s2, v, or as u, s2..s1, v when `flip`.
+    """
+    two_opt_move(tour, pos, p, s1, u, v)  # p u ... nx s2..s1 v
+    two_opt_move(tour, pos, p, u, nx, s2)  # p nx ... u s2..s1 v
+    if not flip:
+        two_opt_move(tour, pos, u, s2, s1, v)  # p nx ... u s1..s2 v

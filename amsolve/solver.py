@@ -1,0 +1,142 @@
+"""The solving pipeline: instance → normalised coordinates → decoder → local search → exact length.
+
+`solve_instances` is what `amsolve solve` and `amsolve bench` call; `solve` is the one-instance
+convenience for Python callers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import torch
+
+from amsolve.decode.strategies import DecodeOptions, decode
+from amsolve.device import resolve_device
+from amsolve.errors import InputError
+from amsolve.model.network import AttentionModel
+from amsolve.model.registry import load_model, nearest_model
+from amsolve.problem import Instance
+from amsolve.search import LOCAL_SEARCHES, improve_tours
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How to solve: the decoder, local search on its best `decode.keep` tours, model, device."""
+
+    decode: DecodeOptions = field(default_factory=DecodeOptions)
+    local_search: str = "none"
+    model: str | None = None  # shipped name or directory; None: the shipped model nearest in size
+    device: str = "auto"
+    batch_size: int = 64
+
+    def __post_init__(self) -> None:
+        if self.local_search not in LOCAL_SEARCHES:
+            raise InputError(f"unknown local search {self.local_search!r}; choose one of {', '.join(LOCAL_SEARCHES)}")
+        if self.batch_size < 1:
+            raise InputError("--batch-size must be at least 1")
+
+    @property
+    def label(self) -> str:
+        """The pipeline's name in tables, e.g. `multistart×8+2opt+oropt`."""
+        return self.decode.label if self.local_search == "none" else f"{self.decode.label}+{self.local_search}"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The best tour found for one instance, with its exact length in the instance's metric."""
+
+    instance: Instance
+    tour: np.ndarray  # (n,) 0-based positions into instance.coords
+    length: float
+    pipeline: str
+    model: str
+    seconds: float  # this instance's share of the wall time of its batch
+
+    @property
+    def reference(self) -> float | None:
+        return self.instance.reference_length
+
+    @property
+    def gap_pct(self) -> float | None:
+        """100 · (length − reference) / reference, when a reference is known."""
+        if self.reference is None or self.reference == 0:
+            return None
+        return 100.0 * (self.length - self.reference) / self.reference
+
+
+class ModelCache:
+    """Loads each model once and picks the shipped one nearest to an instance's size."""
+
+    def __init__(self, name: str | None, device: torch.device) -> None:
+        self.name, self.device = name, device
+        self.loaded: dict[str, AttentionModel] = {}
+
+    def for_size(self, n: int) -> tuple[str, AttentionModel]:
+        name = self.name or nearest_model(n)
+        if name not in self.loaded:
+            self.loaded[name] = load_model(name, self.device)
+        return name, self.loaded[name]
+
+
+def _solve_batch(
+    instances: Sequence[Instance], model_name: str, model: AttentionModel, options: SolveOptions, device: torch.device
+) -> list[Solution]:
+    """Decodes instances of one size together, then finishes each on its own metric."""
+    started = time.perf_counter()
+    coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
+    candidates = decode(model, coords, options.decode).tours.cpu().numpy()  # (batch, keep, n)
+    decoded_seconds = (time.perf_counter() - started) / len(instances)
+    solutions = []
+    for instance, tours in zip(instances, candidates):
+        began = time.perf_counter()
+        tours, lengths = improve_tours(instance.coords, instance.metric, tours, options.local_search)
+        best = int(np.argmin(lengths))
+        tour = instance.validate_tour(tours[best])
+        length = instance.tour_length(tour)
+        seconds = decoded_seconds + time.perf_counter() - began
+        solutions.append(Solution(instance, tour, length, options.label, model_name, seconds))
+    return solutions
+
+
+def solve_instances(
+    instances: Sequence[Instance],
+    options: SolveOptions,
+    on_progress: Callable[[int], None] = lambda done: None,
+) -> list[Solution]:
+    """Solves every instance; instances of equal size are batched. Order is kept."""
+    device = resolve_device(options.device)
+    models = ModelCache(options.model, device)
+    by_size: dict[int, list[int]] = {}
+    for index, instance in enumerate(instances):
+        by_size.setdefault(instance.n, []).append(index)
+    solutions: dict[int, Solution] = {}
+    for n, indices in by_size.items():
+        model_name, model = models.for_size(n)
+        for begin in range(0, len(indices), options.batch_size):
+            chunk = indices[begin : begin + options.batch_size]
+            for index, solution in zip(chunk, _solve_batch([instances[i] for i in chunk], model_name, model, options, device)):
+                solutions[index] = solution
+            on_progress(len(chunk))
+    return [solutions[index] for index in range(len(instances))]
+
+
+def solve(
+    problem: Instance | np.ndarray | Sequence[Sequence[float]],
+    options: SolveOptions | None = None,
+    **decode_options: object,
+) -> Solution:
+    """Solves one instance, given as an Instance or as coordinates (n, 2) (float Euclidean).
+
+    `decode_options` are fields of DecodeOptions (e.g. `strategy="beam", beam_width=32`)
+    applied on top of `options.decode`.
+    """
+    if not isinstance(problem, Instance):
+        coords = np.asarray(problem, dtype=np.float64)
+        problem = Instance(name="instance", coords=coords, metric="EUCLIDEAN", ids=np.arange(1, len(coords) + 1))
+    options = options or SolveOptions()
+    if decode_options:
+        options = replace(options, decode=replace(options.decode, **decode_options))
+    return solve_instances([problem], options)[0]

@@ -1,0 +1,104 @@
+"""Losses of one training step: REINFORCE with a baseline, and teacher forcing on reference tours."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import torch
+
+from amsolve.decode.rollout import gather_rows, rollout, sampling_selector, tour_lengths
+from amsolve.model.network import AttentionModel
+
+
+class Baseline(Protocol):
+    """What the REINFORCE step needs of a baseline."""
+
+    multi_start: bool
+
+    def evaluate(self, coords: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor: ...
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """The loss to minimise and the figures shown while training."""
+
+    loss: torch.Tensor
+    mean_length: float
+    mean_baseline: float
+
+
+def random_starts(batch: int, n: int, starts: int, generator: torch.Generator, device: torch.device) -> torch.Tensor:
+    """`starts` distinct start cities per instance (batch, starts): all of them when starts == n."""
+    if starts >= n:
+        return torch.arange(n, device=device).expand(batch, n)
+    return torch.rand(batch, n, generator=generator, device=device).argsort(dim=1)[:, :starts]
+
+
+def reinforce_loss(
+    model: AttentionModel,
+    baseline: Baseline,
+    coords: torch.Tensor,
+    starts: int,
+    generator: torch.Generator,
+    sampling_seed: int,
+) -> StepResult:
+    """`(L(π) − b(s)) · log p(π|s)` averaged over sampled tours (batch, n, 2) → scalar.
+
+    A multi-start baseline (POMO) samples one tour from each of `starts` start cities; the
+    others sample one tour per instance from the model's own first-step choice.
+    """
+    batch, n, _ = coords.shape
+    cache = model.precompute(coords)
+    first = random_starts(batch, n, starts, generator, coords.device) if baseline.multi_start else None
+    rollouts = rollout(
+        model.decoder,
+        cache,
+        first.shape[1] if first is not None else 1,
+        sampling_selector(sampling_seed),
+        first=first,
+        track_log_likelihood=True,
+    )
+    lengths = tour_lengths(coords, rollouts.tours)  # (batch, s)
+    reference = baseline.evaluate(coords, lengths).detach()  # (batch, s)
+    loss = ((lengths - reference) * rollouts.log_likelihood).mean()
+    return StepResult(loss, lengths.mean().item(), reference.mean().item())
+
+
+def teacher_forcing_loss(
+    model: AttentionModel,
+    coords: torch.Tensor,
+    tours: torch.Tensor,
+    trajectories: int,
+    generator: torch.Generator,
+) -> StepResult:
+    """Cross-entropy of the reference tours (batch, n), all steps in one parallel pass.
+
+    Each instance is read as `trajectories` sequences, each from a random start city in a random
+    direction; every step's context (first, last, visited cities) is known from the reference,
+    so the decoder scores all steps at once instead of n sequential ones.
+    """
+    batch, n = tours.shape
+    device = coords.device
+    steps = torch.arange(n, device=device)
+    offsets = torch.randint(n, (batch, trajectories, 1), generator=generator, device=device)
+    reverse = torch.rand(batch, trajectories, 1, generator=generator, device=device) < 0.5
+    index = (offsets + torch.where(reverse, -steps, steps)) % n  # (batch, r, n)
+    sequence = tours.gather(1, index.view(batch, -1)).view(batch, trajectories, n)  # cities in order
+    position = torch.empty_like(sequence).scatter_(-1, sequence, steps.expand_as(sequence))  # (b, r, n)
+    predicted = steps[1 : n - 1]  # steps 1..n-2; step n-1 is forced
+    visited = position.unsqueeze(2) < predicted.view(1, 1, -1, 1)  # (batch, r, n-2, n)
+
+    cache = model.precompute(coords)
+    dim = cache.query_last.shape[-1]
+    query_fixed = cache.query_graph + gather_rows(cache.query_first, sequence[:, :, 0])  # (b, r, dim)
+    last = sequence[:, :, : n - 2].reshape(batch, -1)  # (batch, r * (n-2))
+    query = query_fixed.unsqueeze(2) + gather_rows(cache.query_last, last).view(batch, trajectories, n - 2, dim)
+    log_probs = model.decoder.log_probs(
+        cache, query.view(batch, -1, dim), visited.view(batch, -1, n)
+    )  # (batch, r * (n-2), n)
+    target = sequence[:, :, 1 : n - 1].reshape(batch, -1, 1)
+    loss = -log_probs.gather(-1, target).mean()
+    with torch.no_grad():
+        reference_length = tour_lengths(coords, tours.unsqueeze(1)).mean().item()
+    return StepResult(loss, reference_length, reference_length)

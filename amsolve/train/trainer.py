@@ -1,0 +1,352 @@
+"""The training loop: epochs of REINFORCE (or teacher-forcing) steps, validation, checkpoints.
+
+`train(options, on_event)` is what `amsolve train` calls; it returns a summary and reports
+progress through `on_event`, so the loop knows nothing about how progress is displayed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from amsolve.decode.augment import SYMMETRIES, apply_symmetry
+from amsolve.decode.strategies import DecodeOptions, decode
+from amsolve.device import resolve_device
+from amsolve.errors import AmsolveError, InputError
+from amsolve.model.config import ModelConfig
+from amsolve.model.network import AttentionModel
+from amsolve.model.registry import load_model
+from amsolve.model.weights import save_model
+from amsolve.train.baselines import BASELINES, ExponentialBaseline, RolloutBaseline, SharedBaseline, greedy_lengths
+from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
+from amsolve.train.data import ReferenceSet, load_reference_set, uniform_instances
+from amsolve.train.objectives import StepResult, reinforce_loss, teacher_forcing_loss
+
+LOG_FILE = "train.jsonl"
+
+
+class TrainingError(AmsolveError):
+    """Training cannot go on (a NaN loss, an inconsistent resume)."""
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """Everything that defines a training run (stored in its checkpoint and model card)."""
+
+    nodes: int = 20
+    out: str = "runs/tsp20"
+    baseline: str = "shared"
+    starts: int | None = None  # shared baseline: start cities per instance (None: all n)
+    supervised: str | None = None  # teacher forcing on this dataset's reference tours instead of REINFORCE
+    trajectories: int = 8  # teacher forcing: sequences read from each reference tour
+    epochs: int = 100
+    epoch_size: int = 100_000
+    batch_size: int = 64
+    lr: float = 1e-4
+    max_grad_norm: float = 1.0
+    seed: int = 1234
+    device: str = "auto"
+    init_from: str | None = None
+    val_set: str | None = None
+    val_size: int = 1000
+    val_multistart_size: int = 128
+    max_time: float | None = None  # seconds of this invocation
+    checkpoint_minutes: float = 10.0
+    threads: int | None = None
+    embed_dim: int = 128
+    n_layers: int = 3
+
+    def validate(self) -> None:
+        if self.baseline not in BASELINES:
+            raise InputError(f"unknown baseline {self.baseline!r}; choose one of {', '.join(BASELINES)}")
+        if self.nodes < 3:
+            raise InputError("--nodes must be at least 3")
+        for name in ("epochs", "epoch_size", "batch_size", "val_size", "trajectories"):
+            if getattr(self, name) < 1:
+                raise InputError(f"--{name.replace('_', '-')} must be at least 1")
+        if self.starts is not None and not 1 <= self.starts:
+            raise InputError("--starts must be at least 1")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise InputError("--lr must be a positive number")
+        if self.max_time is not None and self.max_time <= 0:
+            raise InputError("--max-time must be positive")
+
+
+@dataclass
+class TrainEvent:
+    """A progress report: `kind` is 'start', 'step', 'epoch' or 'stop'."""
+
+    kind: str
+    epoch: int
+    step: int
+    steps_per_epoch: int
+    figures: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TrainSummary:
+    """What a finished (or stopped) run reports."""
+
+    out: Path
+    epochs_done: int
+    instances_seen: int
+    wall_seconds: float
+    best_validation: dict[str, float]
+    stopped_because: str
+
+
+@dataclass
+class _Progress:
+    """The counters a checkpoint restores."""
+
+    epoch: int = 0
+    step: int = 0
+    instances_seen: int = 0
+    wall_seconds: float = 0.0
+    best_greedy_length: float = math.inf
+    best_validation: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[dict[str, bool]]:
+    """Turns SIGINT/SIGTERM into a flag the loop checks after each step."""
+    flag = {"stop": False}
+
+    def handler(signum: int, frame: Any) -> None:
+        flag["stop"] = True
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+class Trainer:
+    """One training run in `options.out`; `run()` trains until done, stopped or out of time."""
+
+    def __init__(self, options: TrainOptions, resume: bool, on_event: Callable[[TrainEvent], None]) -> None:
+        options.validate()
+        self.options = options
+        self.on_event = on_event
+        self.out = Path(options.out)
+        self.device = resolve_device(options.device)
+        if options.threads:
+            torch.set_num_threads(options.threads)
+        self.reference: ReferenceSet | None = None
+        if options.supervised:
+            self.reference = load_reference_set(Path(options.supervised))
+            if self.reference.n != options.nodes:
+                raise InputError(f"{options.supervised}: has {self.reference.n} cities per instance, --nodes is {options.nodes}")
+        self.validation = self._validation_set()
+        self.model = self._initial_model().to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=options.lr)
+        self.generator = torch.Generator(device=self.device).manual_seed(options.seed)
+        self.baseline = self._baseline()
+        self.progress = _Progress()
+        checkpoint_exists = (self.out / CHECKPOINT_FILE).exists()
+        if resume:
+            if not checkpoint_exists:
+                raise InputError(f"{self.out}: no checkpoint to resume from")
+            self._restore(load_checkpoint(self.out))
+        elif checkpoint_exists:
+            raise InputError(f"{self.out} holds a training run already; use --resume, or another --out")
+
+    @property
+    def steps_per_epoch(self) -> int:
+        return max(1, self.options.epoch_size // self.options.batch_size)
+
+    def _initial_model(self) -> AttentionModel:
+        if self.options.init_from:
+            source = load_model(self.options.init_from, device="cpu")
+            model = AttentionModel(replace(source.config, trained_nodes=self.options.nodes))
+            model.load_state_dict(source.state_dict())
+            return model
+        torch.manual_seed(self.options.seed)
+        return AttentionModel(
+            ModelConfig(embed_dim=self.options.embed_dim, n_layers=self.options.n_layers, trained_nodes=self.options.nodes)
+        )
+
+    def _validation_set(self) -> ReferenceSet | torch.Tensor:
+        if self.options.val_set:
+            reference = load_reference_set(Path(self.options.val_set), limit=self.options.val_size)
+            if reference.n != self.options.nodes:
+                raise InputError(f"{self.options.val_set}: has {reference.n} cities per instance, --nodes is {self.options.nodes}")
+            return reference
+        generator = torch.Generator().manual_seed(self.options.seed + 1)
+        return uniform_instances(self.options.val_size, self.options.nodes, generator, torch.device("cpu"))
+
+    def _baseline(self) -> SharedBaseline | ExponentialBaseline | RolloutBaseline:
+        if self.options.baseline == "shared":
+            return SharedBaseline()
+        if self.options.baseline == "exponential":
+            return ExponentialBaseline()
+        generator = torch.Generator().manual_seed(self.options.seed + 2)
+        eval_coords = uniform_instances(min(self.options.val_size, 10_000), self.options.nodes, generator, torch.device("cpu"))
+        return RolloutBaseline(self.model, eval_coords.to(self.device))
+
+    def _checkpoint_state(self) -> dict[str, Any]:
+        return {
+            "options": asdict(self.options),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "baseline": self.baseline.state_dict(),
+            "generator": self.generator.get_state(),
+            "progress": asdict(self.progress),
+        }
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        saved = state["options"]
+        for key in ("nodes", "baseline", "supervised", "embed_dim", "n_layers"):
+            if saved.get(key) != getattr(self.options, key):
+                raise InputError(f"{self.out}: cannot resume with --{key.replace('_', '-')} {getattr(self.options, key)!r}; the run used {saved.get(key)!r}")
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.options.lr
+        self.baseline.load_state_dict(state["baseline"])
+        self.generator.set_state(state["generator"])
+        self.progress = _Progress(**state["progress"])
+
+    def _step(self) -> StepResult:
+        options, progress = self.options, self.progress
+        if self.reference is not None:
+            order = torch.randperm(
+                len(self.reference), generator=torch.Generator().manual_seed(options.seed * 100_003 + progress.epoch)
+            )
+            wanted = torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size) % len(order)
+            index = order[wanted]
+            symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
+            coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
+            tours = self.reference.tours[index].to(self.device)
+            return teacher_forcing_loss(self.model, coords, tours, options.trajectories, self.generator)
+        coords = uniform_instances(options.batch_size, options.nodes, self.generator, self.device)
+        starts = options.starts or options.nodes
+        sampling_seed = options.seed * 1_000_003 + progress.instances_seen
+        return reinforce_loss(self.model, self.baseline, coords, starts, self.generator, sampling_seed)
+
+    def _validate(self) -> dict[str, float]:
+        """Greedy (all validation instances) and multi-start×8 (the first few) figures."""
+        coords = self.validation.coords if isinstance(self.validation, ReferenceSet) else self.validation
+        coords = coords.to(self.device)
+        greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()
+        subset = coords[: self.options.val_multistart_size]
+        multistart = torch.cat(
+            [decode(self.model, chunk, DecodeOptions("multistart", augment=True)).lengths[:, 0] for chunk in subset.split(64)]
+        ).double().cpu()
+        figures = {"greedy_length": greedy.mean().item(), "multistart8_length": multistart.mean().item()}
+        if isinstance(self.validation, ReferenceSet):
+            reference = self.validation.lengths
+            figures["greedy_gap_pct"] = 100 * ((greedy - reference) / reference).mean().item()
+            reference = reference[: len(multistart)]
+            figures["multistart8_gap_pct"] = 100 * ((multistart - reference) / reference).mean().item()
+        self.model.train()
+        return figures
+
+    def _log(self, record: dict[str, Any]) -> None:
+        with open(self.out / LOG_FILE, "a") as file:
+            file.write(json.dumps(record) + "\n")
+
+    def _save(self) -> None:
+        save_checkpoint(self.out, self._checkpoint_state())
+
+    def run(self) -> TrainSummary:
+        options, progress = self.options, self.progress
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.model.train()
+        started = time.perf_counter()
+        wall_before = progress.wall_seconds
+        last_checkpoint = started
+        stopped_because = "finished"
+        self.on_event(TrainEvent("start", progress.epoch, progress.step, self.steps_per_epoch, {"device": str(self.device)}))
+        window_start, window_instances = time.perf_counter(), 0
+        with _stop_on_signals() as flag:
+            while progress.epoch < options.epochs:
+                while progress.step < self.steps_per_epoch:
+                    result = self._step()
+                    if not math.isfinite(result.loss.item()):
+                        raise TrainingError(
+                            f"loss became {result.loss.item()} at epoch {progress.epoch + 1}, step {progress.step + 1}; "
+                            f"the last good checkpoint in {self.out} is kept (lower --lr?)"
+                        )
+                    self.optimizer.zero_grad(set_to_none=True)
+                    result.loss.backward()
+                    torch.nn.utils.clip_grad_norm_(self.model.parameters(), options.max_grad_norm)
+                    self.optimizer.step()
+                    progress.step += 1
+                    progress.instances_seen += options.batch_size
+                    window_instances += options.batch_size
+                    now = time.perf_counter()
+                    progress.wall_seconds = wall_before + now - started
+                    rate = window_instances / max(now - window_start, 1e-9)
+                    self.on_event(
+                        TrainEvent("step", progress.epoch, progress.step, self.steps_per_epoch, {
+                            "loss": result.loss.item(), "length": result.mean_length,
+                            "baseline": result.mean_baseline, "instances_per_s": rate,
+                        })
+                    )
+                    if now - window_start > 30:
+                        window_start, window_instances = now, 0
+                    if flag["stop"]:
+                        stopped_because = "interrupted"
+                    elif options.max_time is not None and now - started >= options.max_time:
+                        stopped_because = "max_time"
+                    if stopped_because != "finished":
+                        self._save()
+                        return self._summary(stopped_because)
+                    if now - last_checkpoint > 60 * options.checkpoint_minutes:
+                        self._save()
+                        last_checkpoint = now
+                self._end_epoch()
+                self._save()
+                last_checkpoint = time.perf_counter()
+        return self._summary(stopped_because)
+
+    def _end_epoch(self) -> None:
+        progress = self.progress
+        replaced = None
+        if isinstance(self.baseline, RolloutBaseline) and self.reference is None:
+            replaced = self.baseline.end_epoch(self.model)
+            self.model.train()
+        figures = self._validate()
+        progress.epoch += 1
+        progress.step = 0
+        improved = figures["greedy_length"] < progress.best_greedy_length
+        if improved:
+            progress.best_greedy_length = figures["greedy_length"]
+            progress.best_validation = figures
+            save_model(self.model, self.out)
+        record = {
+            "epoch": progress.epoch, "instances_seen": progress.instances_seen,
+            "wall_seconds": round(progress.wall_seconds, 1), "saved": improved, **figures,
+        }
+        if replaced is not None:
+            record["baseline_replaced"] = replaced
+        self._log(record)
+        self.on_event(TrainEvent("epoch", progress.epoch, 0, self.steps_per_epoch, record))
+
+    def _summary(self, stopped_because: str) -> TrainSummary:
+        progress = self.progress
+        self.on_event(TrainEvent("stop", progress.epoch, progress.step, self.steps_per_epoch, {"reason": stopped_because}))
+        return TrainSummary(self.out, progress.epoch, progress.instances_seen, progress.wall_seconds, progress.best_validation, stopped_because)
+
+
+def machine_description() -> str:
+    """A one-line description of this machine for model cards and benchmark tables."""
+    return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, {platform.system()}"
+
+
+def train(options: TrainOptions, resume: bool = False, on_event: Callable[[TrainEvent], None] = lambda event: None) -> TrainSummary:
+    """Runs (or resumes) training as `options` say; see `Trainer`."""
+    return Trainer(options, resume, on_event).run()
