@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,7 +60,8 @@ def solve(
     from amsolve.io import load_instances
     from amsolve.render import ProgressBar, render_solutions, solutions_json
     from amsolve.solver import SolveOptions, solve_instances
-    from amsolve.outputs import check_writable, plot_tour, tour_paths, write_tours
+    from amsolve.figures import plot_tour
+    from amsolve.outputs import check_writable, tour_paths, write_tours
 
     with user_errors():
         options = SolveOptions(
@@ -85,6 +88,59 @@ def solve(
             typer.echo(solutions_json(solutions))
         else:
             render_solutions(solutions, show_tour)
+
+
+@app.command()
+def bench(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Dataset files, TSPLIB .tsp files or directories (default: the shipped suite).", show_default=False)] = None,
+    decode: Annotated[str, typer.Option(help="Comma-separated pipelines DECODER[x8][+LOCALSEARCH], e.g. greedy,beam,multistartx8+2opt+oropt.")] = "greedy,multistartx8,multistartx8+2opt+oropt",
+    samples: Annotated[int, typer.Option(help="sample: tours sampled per instance.")] = 128,
+    beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
+    starts: Annotated[Optional[int], typer.Option(help="multistart: start cities (default: all).")] = None,
+    augment: Annotated[bool, typer.Option(help="Augment every pipeline ×8 (or per pipeline with the x8 suffix).")] = False,
+    model: Annotated[Optional[str], typer.Option(help="Shipped model name or model directory (default: nearest in size).")] = None,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
+    seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
+    limit: Annotated[Optional[int], typer.Option(help="Only the first N instances of each dataset file.")] = None,
+    batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
+    optima: Annotated[Optional[Path], typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")] = None,
+    csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
+    plot: Annotated[Optional[Path], typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing --csv and --plot files.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")] = False,
+) -> None:
+    """Measure gaps and times against reference tours and TSPLIB optima."""
+    from amsolve.bench import collect_datasets, default_datasets, read_optima, run_bench, write_csv
+    from amsolve.decode.strategies import DecodeOptions
+    from amsolve.device import resolve_device
+    from amsolve.outputs import check_writable
+    from amsolve.pipeline import parse_pipelines
+    from amsolve.figures import plot_bench
+    from amsolve.render import ProgressBar, bench_json, render_bench
+    from amsolve.solver import SolveOptions
+
+    with user_errors():
+        if limit is not None and limit < 1:
+            raise InputError("--limit must be at least 1")
+        template = SolveOptions(
+            decode=DecodeOptions(samples=samples, beam_width=beam_width, starts=starts, augment=augment, seed=seed),
+            model=model, device=device, batch_size=batch_size,
+        )
+        pipelines = parse_pipelines(decode, template)
+        check_writable([path for path in (csv_out, plot) if path is not None], force)
+        table = read_optima(optima) if optima else {}
+        datasets = collect_datasets(paths, table, limit) if paths else default_datasets(limit)
+        total = len(pipelines) * sum(len(dataset.instances) for dataset in datasets)
+        with ProgressBar(total, "benchmarking", enabled=not json_output) as progress:
+            rows = run_bench(datasets, pipelines, str(resolve_device(device)), on_progress=progress.advance)
+        if csv_out is not None:
+            write_csv(csv_out, rows, force)
+        if plot is not None:
+            plot_bench(plot, rows, force)
+        if json_output:
+            typer.echo(bench_json(rows))
+        else:
+            render_bench(rows)
 
 
 @app.command()
@@ -118,7 +174,7 @@ def train(
             supervised=str(supervised) if supervised else None, trajectories=trajectories, epochs=epochs,
             epoch_size=epoch_size, batch_size=batch_size, lr=lr, seed=seed, device=device,
             init_from=init_from, val_set=str(val_set) if val_set else None, val_size=val_size,
-            max_time=max_time, threads=threads,
+            max_time=max_time, threads=threads, command=shlex.join(["amsolve", *sys.argv[1:]]),
         )
         with TrainingDisplay() as display:
             summary = run_training(options, resume=resume, on_event=display)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from amsolve.bench import TSPLIB_TOTAL, BenchRow
 from amsolve.solver import Solution
 from amsolve.train.trainer import TrainEvent, TrainSummary
 
@@ -64,7 +65,8 @@ class TrainingDisplay:
                 parts.append("[green]best so far, saved[/green]")
             self.progress.console.print(" · ".join(parts))
             self.progress.remove_task(self.task)
-            self._new_task(event)
+            if event.epoch < event.epochs:
+                self._new_task(event)
 
     def _new_task(self, event: TrainEvent) -> None:
         self.task = self.progress.add_task(
@@ -119,9 +121,9 @@ def format_length(value: float | None) -> str:
 def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
     """The table of `amsolve solve`, on stdout."""
     table = Table(title="amsolve solve", title_justify="left")
-    for column, justify in (("instance", "left"), ("cities", "right"), ("decoder", "left"), ("length", "right"),
-                            ("reference", "right"), ("gap %", "right"), ("time s", "right"), ("tour", "left")):
-        table.add_column(column, justify=justify, overflow="fold")
+    for column in ("instance", "cities", "decoder", "length", "reference", "gap %", "time s"):
+        table.add_column(column, justify="left" if column in ("instance", "decoder") else "right", no_wrap=True)
+    table.add_column("tour", overflow="fold", min_width=20)
     for solution in solutions:
         gap = solution.gap_pct
         table.add_row(
@@ -129,7 +131,7 @@ def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
             format_length(solution.reference), "–" if gap is None else f"{gap:.3f}", f"{solution.seconds:.3f}",
             short_tour(solution.instance.tour_ids(solution.tour), show_tour),
         )
-    Console(soft_wrap=show_tour).print(table)
+    Console(width=max(console.width, 120)).print(table)
 
 
 def solutions_json(solutions: Sequence[Solution]) -> str:
@@ -149,3 +151,34 @@ def solutions_json(solutions: Sequence[Solution]) -> str:
             for solution in solutions
         ]
     })
+
+
+def _optional(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def render_bench(rows: Sequence[BenchRow]) -> None:
+    """The table of `amsolve bench`, on stdout, and warnings for tours shorter than an optimum."""
+    table = Table(title="amsolve bench", title_justify="left")
+    headers = ("dataset", "decoder", "inst.", "mean length", "mean ref.", "gap %", "gap of means %",
+               "worst gap %", "s / inst.", "inst. / s", "batch", "device")
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("dataset", "decoder", "device") else "right")
+    for row in rows:
+        table.add_row(
+            row.dataset, row.decode, str(row.instances), format_length(row.mean_length),
+            format_length(row.mean_reference), _optional(row.gap_mean_pct), _optional(row.gap_of_means_pct),
+            _optional(row.gap_max_pct), f"{row.seconds_per_instance:.4f}", f"{row.instances_per_second:.1f}",
+            str(row.batch_size), row.device,
+            end_section=row.dataset.startswith(TSPLIB_TOTAL),
+        )
+    Console(width=max(160, console.width)).print(table)
+    for row in rows:
+        if row.below_optimal and not row.dataset.startswith(TSPLIB_TOTAL):
+            console.print(f"[yellow]warning:[/yellow] {row.decode} found tours shorter than the optimum claimed for "
+                          f"{', '.join(row.below_optimal)}: check the reference")
+
+
+def bench_json(rows: Sequence[BenchRow]) -> str:
+    """The `--json` document of `amsolve bench`."""
+    return json.dumps({"rows": [row.as_json() for row in rows]})

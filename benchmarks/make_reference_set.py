@@ -15,21 +15,31 @@ from pathlib import Path
 
 import elkai
 import numpy as np
+from elkai import _elkai
 
 from amsolve.io.dataset import write_dataset
 from amsolve.problem.distance import tour_length
 
 SCALE = 10**6  # LKH works on integers: coordinates ×10^6, TSPLIB EUC_2D rounding
 
+FAST_PARAMETERS = "RUNS = 1\nMAX_TRIALS = 10\nINITIAL_PERIOD = 10\n"
+"""LKH settings for training targets: measured here on 30 instances of n = 100, 18 ms per
+instance at a mean gap of 0.018 % to the 10-run tours (elkai's default run takes 55-110 ms)."""
 
-def solve(coords: np.ndarray, runs: int) -> np.ndarray:
+
+def solve(coords: np.ndarray, runs: int, fast: bool) -> np.ndarray:
     """An LKH-3 tour (0-based) of coords (n, 2) in the unit square, rotated to start at city 0."""
-    cities = elkai.Coordinates2D({index: (float(x * SCALE), float(y * SCALE)) for index, (x, y) in enumerate(coords)})
-    tour = np.array(cities.solve_tsp(runs=runs)[:-1], dtype=np.int64)
+    if fast:  # elkai's public API does not take LKH parameters; its extension module does
+        problem = f"TYPE : TSP\nDIMENSION : {len(coords)}\nEDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n"
+        problem += "".join(f"{i + 1} {x * SCALE:.0f} {y * SCALE:.0f}\n" for i, (x, y) in enumerate(coords))
+        tour = np.array(_elkai.solve_problem("PROBLEM_FILE = :stdin:\n" + FAST_PARAMETERS, problem)) - 1
+    else:
+        cities = elkai.Coordinates2D({index: (float(x * SCALE), float(y * SCALE)) for index, (x, y) in enumerate(coords)})
+        tour = np.array(cities.solve_tsp(runs=runs)[:-1], dtype=np.int64)
     return np.roll(tour, -int(np.argmax(tour == 0)))
 
 
-def _solve_star(arguments: tuple[np.ndarray, int]) -> np.ndarray:
+def _solve_star(arguments: tuple[np.ndarray, int, bool]) -> np.ndarray:
     return solve(*arguments)
 
 
@@ -39,6 +49,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--runs", type=int, default=1, help="LKH runs per instance")
+    parser.add_argument("--fast", action="store_true", help="quick LKH settings for training targets")
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--force", action="store_true")
@@ -47,7 +58,7 @@ def main() -> None:
     coords = np.round(np.random.default_rng(args.seed).uniform(size=(args.count, args.nodes, 2)), 6)
     started = time.perf_counter()
     with Pool(args.processes) as pool:
-        tours = pool.map(_solve_star, [(instance, args.runs) for instance in coords], chunksize=16)
+        tours = pool.map(_solve_star, [(instance, args.runs, args.fast) for instance in coords], chunksize=16)
     seconds = time.perf_counter() - started
     write_dataset(args.out, list(coords), tours, force=args.force)
     mean = np.mean([tour_length(instance, "EUCLIDEAN", tour) for instance, tour in zip(coords, tours)])

@@ -67,7 +67,8 @@ def sampling_selector(seed: int, temperature: float = 1.0, first_sample: int = 0
             )  # (batch, samples, n) int64
         bits = _mix(_mix(base + _as_int64(step * _HASH_MULTIPLIERS[2])))
         step += 1
-        uniform = (((bits >> 40) & ((1 << 24) - 1)).float() + 0.5) * 2.0**-24  # in (0, 1)
+        # 22 bits, so that k + 0.5 is exact in float32 and the uniform stays strictly inside (0, 1)
+        uniform = (((bits >> 42) & ((1 << 22) - 1)).float() + 0.5) * 2.0**-22
         gumbel = -torch.log(-torch.log(uniform))
         return (log_probs / temperature + gumbel).argmax(dim=-1)
 

@@ -34,9 +34,12 @@ def metric_code(metric: str) -> int:
 
 
 def kernel_points(coords: np.ndarray, code: int) -> np.ndarray:
-    """Coordinates (n, 2) as `dist` reads them: GEO's DDD.MM latitude/longitude converted to radians once."""
-    coords = np.ascontiguousarray(coords, dtype=np.float64)
-    return _geo_radians(coords) if code == GEO else coords
+    """Coordinates (n, 2) as `dist` reads them: GEO's DDD.MM latitude/longitude converted to radians once.
+
+    Always a new writeable array, so kernels are compiled once rather than again for read-only input.
+    """
+    points = np.array(coords, dtype=np.float64, order="C")
+    return _geo_radians(points) if code == GEO else points
 
 
 @njit(cache=True)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-import platform
 import signal
 import time
+from datetime import datetime, timezone
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -23,16 +23,16 @@ from amsolve.decode.augment import SYMMETRIES, apply_symmetry
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
 from amsolve.errors import AmsolveError, InputError
+from amsolve.machine import machine_description
 from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
-from amsolve.model.registry import load_model
+from amsolve.model.registry import load_model, resolve_model
 from amsolve.model.weights import save_model
 from amsolve.train.baselines import BASELINES, ExponentialBaseline, RolloutBaseline, SharedBaseline, greedy_lengths
+from amsolve.train.card import LOG_FILE, PHASES_FILE, read_log, read_phases, write_card
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
 from amsolve.train.data import ReferenceSet, load_reference_set, uniform_instances
 from amsolve.train.objectives import StepResult, reinforce_loss, teacher_forcing_loss
-
-LOG_FILE = "train.jsonl"
 
 
 class TrainingError(AmsolveError):
@@ -65,6 +65,7 @@ class TrainOptions:
     threads: int | None = None
     embed_dim: int = 128
     n_layers: int = 3
+    command: str = ""  # the command line that started the run, for the model card
 
     def validate(self) -> None:
         if self.baseline not in BASELINES:
@@ -88,6 +89,7 @@ class TrainEvent:
 
     kind: str
     epoch: int
+    epochs: int
     step: int
     steps_per_epoch: int
     figures: dict[str, Any] = field(default_factory=dict)
@@ -107,8 +109,11 @@ class TrainSummary:
 
 @dataclass
 class _Progress:
-    """The counters a checkpoint restores."""
+    """The counters a checkpoint restores; `base_*` are the totals of earlier phases."""
 
+    phase: int = 1
+    base_instances: int = 0
+    base_wall_seconds: float = 0.0
     epoch: int = 0
     step: int = 0
     instances_seen: int = 0
@@ -162,6 +167,8 @@ class Trainer:
             self._restore(load_checkpoint(self.out))
         elif checkpoint_exists:
             raise InputError(f"{self.out} holds a training run already; use --resume, or another --out")
+        else:
+            self._start_phase()
 
     @property
     def steps_per_epoch(self) -> int:
@@ -177,6 +184,24 @@ class Trainer:
         return AttentionModel(
             ModelConfig(embed_dim=self.options.embed_dim, n_layers=self.options.n_layers, trained_nodes=self.options.nodes)
         )
+
+    def _start_phase(self) -> None:
+        """Records this run as a new phase, after the history of the model it starts from."""
+        history_dir = resolve_model(self.options.init_from) if self.options.init_from else None
+        log = read_log(history_dir) if history_dir else []
+        phases = read_phases(history_dir) if history_dir else []
+        self.out.mkdir(parents=True, exist_ok=True)
+        if log:
+            self.progress.base_instances = log[-1]["total_instances"]
+            self.progress.base_wall_seconds = log[-1]["total_wall_seconds"]
+        self.progress.phase = len(phases) + 1
+        phases.append({
+            "phase": self.progress.phase, "command": self.options.command or "amsolve train (Python API)",
+            "options": asdict(self.options), "machine": machine_description(),
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        })
+        (self.out / LOG_FILE).write_text("".join(json.dumps(record) + "\n" for record in log))
+        (self.out / PHASES_FILE).write_text(json.dumps(phases, indent=1) + "\n")
 
     def _validation_set(self) -> ReferenceSet | torch.Tensor:
         if self.options.val_set:
@@ -269,7 +294,7 @@ class Trainer:
         wall_before = progress.wall_seconds
         last_checkpoint = started
         stopped_because = "finished"
-        self.on_event(TrainEvent("start", progress.epoch, progress.step, self.steps_per_epoch, {"device": str(self.device)}))
+        self.on_event(TrainEvent("start", progress.epoch, options.epochs, progress.step, self.steps_per_epoch, {"device": str(self.device)}))
         window_start, window_instances = time.perf_counter(), 0
         with _stop_on_signals() as flag:
             while progress.epoch < options.epochs:
@@ -291,7 +316,7 @@ class Trainer:
                     progress.wall_seconds = wall_before + now - started
                     rate = window_instances / max(now - window_start, 1e-9)
                     self.on_event(
-                        TrainEvent("step", progress.epoch, progress.step, self.steps_per_epoch, {
+                        TrainEvent("step", progress.epoch, options.epochs, progress.step, self.steps_per_epoch, {
                             "loss": result.loss.item(), "length": result.mean_length,
                             "baseline": result.mean_baseline, "instances_per_s": rate,
                         })
@@ -328,23 +353,22 @@ class Trainer:
             progress.best_validation = figures
             save_model(self.model, self.out)
         record = {
-            "epoch": progress.epoch, "instances_seen": progress.instances_seen,
-            "wall_seconds": round(progress.wall_seconds, 1), "saved": improved, **figures,
+            "phase": progress.phase, "epoch": progress.epoch, "instances_seen": progress.instances_seen,
+            "wall_seconds": round(progress.wall_seconds, 1),
+            "total_instances": progress.base_instances + progress.instances_seen,
+            "total_wall_seconds": round(progress.base_wall_seconds + progress.wall_seconds, 1),
+            "saved": improved, **figures,
         }
         if replaced is not None:
             record["baseline_replaced"] = replaced
         self._log(record)
-        self.on_event(TrainEvent("epoch", progress.epoch, 0, self.steps_per_epoch, record))
+        write_card(self.out)
+        self.on_event(TrainEvent("epoch", progress.epoch, self.options.epochs, 0, self.steps_per_epoch, record))
 
     def _summary(self, stopped_because: str) -> TrainSummary:
         progress = self.progress
-        self.on_event(TrainEvent("stop", progress.epoch, progress.step, self.steps_per_epoch, {"reason": stopped_because}))
+        self.on_event(TrainEvent("stop", progress.epoch, self.options.epochs, progress.step, self.steps_per_epoch, {"reason": stopped_because}))
         return TrainSummary(self.out, progress.epoch, progress.instances_seen, progress.wall_seconds, progress.best_validation, stopped_because)
-
-
-def machine_description() -> str:
-    """A one-line description of this machine for model cards and benchmark tables."""
-    return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, {platform.system()}"
 
 
 def train(options: TrainOptions, resume: bool = False, on_event: Callable[[TrainEvent], None] = lambda event: None) -> TrainSummary:

@@ -1,0 +1,214 @@
+"""Benchmarks (DESIGN §5): datasets × pipelines → rows of gaps and times.
+
+A dataset is a Concorde-style file (one row) or a TSPLIB `.tsp` (one row per instance, plus a
+total per pipeline over all TSPLIB instances). References come from the dataset lines, from
+`.opt.tour` files beside the instances, or from an optima table (`name,optimal`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from amsolve.errors import InputError, TourError
+from amsolve.io import read_dataset, read_tsplib
+from amsolve.io.text import write_text_atomic
+from amsolve.problem import Instance
+from amsolve.solver import SolveOptions, Solution, solve_instances
+
+SUITE_DIR = Path(__file__).resolve().parent / "benchdata"
+"""The default suite shipped with the package: small uniform sets and TSPLIB instances."""
+
+TSPLIB_TOTAL = "TSPLIB total"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Instances measured together as one row; `tsplib` rows also add up into a total."""
+
+    name: str
+    instances: list[Instance]
+    tsplib: bool
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """The figures of one (dataset, pipeline) pair."""
+
+    dataset: str
+    decode: str
+    instances: int
+    mean_length: float
+    mean_reference: float | None
+    gap_mean_pct: float | None
+    gap_of_means_pct: float | None
+    gap_max_pct: float | None
+    seconds_per_instance: float
+    instances_per_second: float
+    batch_size: int
+    device: str
+    below_optimal: list[str] = field(default_factory=list)  # instances beaten although "optimal"
+    gaps_pct: list[float] = field(default_factory=list)  # per instance, for plots
+    seconds: list[float] = field(default_factory=list)  # per instance
+
+    def as_json(self) -> dict[str, object]:
+        """The row as `bench --json` prints it."""
+        return {
+            "dataset": self.dataset, "decode": self.decode, "instances": self.instances,
+            "mean_length": self.mean_length, "mean_reference": self.mean_reference,
+            "gap_mean_pct": self.gap_mean_pct, "gap_of_means_pct": self.gap_of_means_pct,
+            "gap_max_pct": self.gap_max_pct, "seconds_per_instance": self.seconds_per_instance,
+            "instances_per_second": self.instances_per_second, "batch_size": self.batch_size, "device": self.device,
+        }
+
+
+def read_optima(path: Path) -> dict[str, float]:
+    """An optima table: CSV with columns `name` and `optimal` (other columns ignored)."""
+    try:
+        with open(path, newline="") as file:
+            rows = list(csv.DictReader(file))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise InputError(f"{path}: cannot read optima table ({error})") from None
+    if not rows or not {"name", "optimal"} <= set(rows[0]):
+        raise InputError(f"{path}: an optima table needs the columns name,optimal")
+    optima = {}
+    for line_no, row in enumerate(rows, start=2):
+        try:
+            optima[row["name"].strip()] = float(row["optimal"])
+        except (TypeError, ValueError):
+            raise InputError(f"{path} line {line_no}: optimal value {row['optimal']!r} is not a number") from None
+    return optima
+
+
+def _tsplib_instance(path: Path, optima: dict[str, float]) -> Instance:
+    """A TSPLIB instance whose reference is its `.opt.tour` and/or its entry in `optima`."""
+    instance = read_tsplib(path)
+    optimal = optima.get(instance.name)
+    if optimal is None:
+        return instance
+    if instance.reference_length is not None and instance.reference_length != optimal:
+        raise InputError(
+            f"{path}: its .opt.tour measures {instance.reference_length:g} but the optima table says {optimal:g}"
+        )
+    if instance.reference_tour is not None:
+        return instance
+    return instance.with_reference(length=optimal, optimal=True)
+
+
+def collect_datasets(paths: Sequence[Path], optima: dict[str, float], limit: int | None) -> list[Dataset]:
+    """The datasets named by files and directories (a directory: its `.txt` and `.tsp` files)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted([*path.glob("*.txt"), *path.glob("*.tsp"), *path.glob("*.tsp.gz")])
+            if not found:
+                raise InputError(f"{path}: no .txt dataset or .tsp file in this directory")
+            files += found
+        elif path.exists():
+            files.append(path)
+        else:
+            raise InputError(f"{path}: no such file or directory")
+    datasets = []
+    for path in files:
+        if path.name.endswith((".tsp", ".tsp.gz")):
+            instance = _tsplib_instance(path, optima)
+            datasets.append(Dataset(instance.name, [instance], tsplib=True))
+        else:
+            instances = read_dataset(path, limit)
+            for instance in instances:
+                if instance.reference_length is None:
+                    raise InputError(f"{instance.source}: no reference tour (a benchmark line needs `output t1 ... tn t1`)")
+            datasets.append(Dataset(path.stem, instances, tsplib=False))
+    return datasets
+
+
+def default_datasets(limit: int | None) -> list[Dataset]:
+    """The suite shipped with the package (it finishes in about a minute with the default pipelines)."""
+    return collect_datasets([SUITE_DIR], read_optima(SUITE_DIR / "optimal.csv"), limit)
+
+
+def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[Solution], seconds: float) -> BenchRow:
+    """Figures of solutions; every tour is re-measured by the problem layer first."""
+    for solution in solutions:
+        if solution.instance.tour_length(solution.tour) != solution.length:
+            raise TourError(f"{solution.instance.label}: reported length differs from the re-measured one")
+    lengths = np.array([solution.length for solution in solutions])
+    references = [solution.reference for solution in solutions]
+    known = all(reference is not None for reference in references)
+    gaps = [solution.gap_pct for solution in solutions] if known else []
+    mean_reference = float(np.mean(references)) if known else None
+    below = [
+        solution.instance.name
+        for solution in solutions
+        if solution.instance.reference_is_optimal and solution.length < solution.reference
+    ]
+    return BenchRow(
+        dataset=dataset, decode=pipeline.label, instances=len(solutions), mean_length=float(lengths.mean()),
+        mean_reference=mean_reference,
+        gap_mean_pct=float(np.mean(gaps)) if known else None,
+        gap_of_means_pct=100 * (lengths.mean() - mean_reference) / mean_reference if known else None,
+        gap_max_pct=float(np.max(gaps)) if known else None,
+        seconds_per_instance=seconds / len(solutions), instances_per_second=len(solutions) / seconds if seconds > 0 else math.inf,
+        batch_size=pipeline.batch_size, device=device, below_optimal=below, gaps_pct=gaps,
+        seconds=[solution.seconds for solution in solutions],
+    )
+
+
+def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
+    """One row over all TSPLIB instances of a pipeline: means over instances, seconds added up."""
+    lengths = [row.mean_length for row in rows]
+    known = all(row.mean_reference is not None for row in rows)
+    references = [row.mean_reference for row in rows] if known else []
+    seconds = sum(row.seconds_per_instance * row.instances for row in rows)
+    gaps = [gap for row in rows for gap in row.gaps_pct]
+    return BenchRow(
+        dataset=f"{TSPLIB_TOTAL} ({len(rows)})", decode=pipeline.label, instances=len(rows),
+        mean_length=float(np.mean(lengths)), mean_reference=float(np.mean(references)) if known else None,
+        gap_mean_pct=float(np.mean(gaps)) if known else None,
+        gap_of_means_pct=100 * (np.mean(lengths) - np.mean(references)) / np.mean(references) if known else None,
+        gap_max_pct=float(np.max(gaps)) if known else None,
+        seconds_per_instance=seconds / len(rows), instances_per_second=len(rows) / seconds if seconds > 0 else math.inf,
+        batch_size=pipeline.batch_size, device=rows[0].device,
+        below_optimal=[name for row in rows for name in row.below_optimal], gaps_pct=gaps,
+        seconds=[second for row in rows for second in row.seconds],
+    )
+
+
+def run_bench(
+    datasets: Sequence[Dataset],
+    pipelines: Sequence[SolveOptions],
+    device: str,
+    on_progress: Callable[[int], None] = lambda done: None,
+) -> list[BenchRow]:
+    """Solves every dataset with every pipeline; rows are grouped by pipeline."""
+    rows: list[BenchRow] = []
+    for pipeline in pipelines:
+        solve_instances(datasets[0].instances[:1], pipeline)  # warm-up (JIT, allocator), not timed
+        pipeline_rows = []
+        for dataset in datasets:
+            started = time.perf_counter()
+            solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress)
+            pipeline_rows.append(_row(dataset.name, pipeline, device, solutions, time.perf_counter() - started))
+        rows += pipeline_rows
+        tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets) if dataset.tsplib]
+        if len(tsplib_rows) > 1:
+            rows.append(_total(pipeline, tsplib_rows))
+    return rows
+
+
+def write_csv(path: Path, rows: Sequence[BenchRow], force: bool) -> None:
+    """The rows as CSV, with the JSON field names as header (an existing file only with `force`)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0].as_json()))
+    writer.writeheader()
+    writer.writerows(row.as_json() for row in rows)
+    write_text_atomic(path, buffer.getvalue(), force)

@@ -1,0 +1,27 @@
+"""A one-line description of the machine, for model cards and benchmark tables."""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+import torch
+
+
+def cpu_name() -> str:
+    """The CPU model as the OS reports it."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def machine_description() -> str:
+    """E.g. `AMD EPYC, 2 cores, 2 torch threads, torch 2.13.0+cpu, Linux`."""
+    return (
+        f"{cpu_name()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads, "
+        f"torch {torch.__version__}, {platform.system()}"
+    )

@@ -1,0 +1,113 @@
+"""The model card (TRAINING.md) and learning curve (curve.png) of a training output directory.
+
+A run started with `--init-from` inherits the history of the model it starts from, so the
+card and curve of a shipped model cover every phase (e.g. a supervised warm start, then
+REINFORCE) with cumulative instances and hours.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from amsolve.errors import InputError
+
+LOG_FILE = "train.jsonl"
+PHASES_FILE = "phases.json"
+CARD_FILE = "TRAINING.md"
+CURVE_FILE = "curve.png"
+
+
+def read_log(directory: Path) -> list[dict[str, Any]]:
+    """The epoch records of a run directory (empty when it has none)."""
+    path = directory / LOG_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def read_phases(directory: Path) -> list[dict[str, Any]]:
+    """The training phases recorded in a run directory."""
+    path = directory / PHASES_FILE
+    return json.loads(path.read_text()) if path.is_file() else []
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f} %"
+
+
+def _phase_rows(phases: list[dict[str, Any]], log: list[dict[str, Any]]) -> list[str]:
+    rows = ["| phase | command | epochs | instances | wall hours | machine |", "|---|---|---|---|---|---|"]
+    for phase in phases:
+        records = [record for record in log if record.get("phase") == phase["phase"]]
+        instances = records[-1]["instances_seen"] if records else 0
+        hours = records[-1]["wall_seconds"] / 3600 if records else 0.0
+        rows.append(
+            f"| {phase['phase']} | `{phase['command']}` | {len(records)} | {instances:,} | {hours:.2f} | {phase['machine']} |"
+        )
+    return rows
+
+
+def write_card(directory: Path) -> None:
+    """Writes TRAINING.md (and curve.png when matplotlib is available) from the run's records."""
+    log, phases = read_log(directory), read_phases(directory)
+    if not log or not phases:
+        return
+    saved = [record for record in log if record.get("saved")] or log
+    best = min(saved, key=lambda record: record["greedy_length"])
+    last = log[-1]
+    lines = [
+        f"# Model card: `{directory.name}`",
+        "",
+        f"Attention Model (DESIGN §1) trained on {phases[-1]['options']['nodes']}-city uniform instances, "
+        f"{len(phases)} phase(s), {last['total_instances']:,} training instances, "
+        f"{last['total_wall_seconds'] / 3600:.2f} wall-clock hours in all. "
+        "The weights are those of the epoch with the shortest mean greedy tour on the validation set.",
+        "",
+        "## Phases",
+        "",
+        *_phase_rows(phases, log),
+        "",
+        "## Validation of the shipped weights",
+        "",
+        f"Epoch {best['epoch']} of phase {best['phase']} ({best['total_instances']:,} instances, "
+        f"{best['total_wall_seconds'] / 3600:.2f} h), on `{phases[-1]['options'].get('val_set') or 'random instances'}`:",
+        "",
+        "| decoder | mean length | mean gap |",
+        "|---|---|---|",
+        f"| greedy | {best['greedy_length']:.5f} | {_percent(best.get('greedy_gap_pct'))} |",
+        f"| multi-start ×8 (first {phases[-1]['options']['val_multistart_size']} instances) | "
+        f"{best['multistart8_length']:.5f} | {_percent(best.get('multistart8_gap_pct'))} |",
+        "",
+        f"Learning curve: `{CURVE_FILE}` (validation gap against cumulative hours). "
+        f"Every epoch's figures: `{LOG_FILE}`.",
+        "",
+    ]
+    (directory / CARD_FILE).write_text("\n".join(lines))
+    try:
+        plot_curve(directory / CURVE_FILE, log)
+    except InputError:
+        pass  # matplotlib is optional; the card says where the raw figures are
+
+
+def plot_curve(path: Path, log: list[dict[str, Any]]) -> None:
+    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours."""
+    from amsolve.figures import pyplot, save_figure
+
+    if "greedy_gap_pct" not in log[-1]:
+        return
+    plt = pyplot()
+    figure, axis = plt.subplots(figsize=(6, 4))
+    hours = [record["total_wall_seconds"] / 3600 for record in log]
+    for key, label in (("greedy_gap_pct", "greedy"), ("multistart8_gap_pct", "multi-start ×8")):
+        axis.plot(hours, [max(record[key], 1e-3) for record in log], marker=".", label=label)
+    for phase in sorted({record["phase"] for record in log})[1:]:
+        start = next(record for record in log if record["phase"] == phase)
+        axis.axvline(start["total_wall_seconds"] / 3600, color="grey", linestyle=":", linewidth=1)
+    axis.set_yscale("log")
+    axis.set_xlabel("training wall-clock hours (this CPU)")
+    axis.set_ylabel("validation gap (%)")
+    axis.grid(True, which="both", alpha=0.3)
+    axis.legend()
+    save_figure(figure, path, force=True)

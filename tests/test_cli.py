@@ -1,0 +1,152 @@
+"""The command line through Typer's CliRunner: outputs, files written, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from amsolve.cli import app
+from amsolve.model.weights import save_model
+
+from conftest import DATA
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory, tiny_model) -> Path:
+    """The tiny random model saved as a model directory, so tests do not depend on shipped weights."""
+    directory = tmp_path_factory.mktemp("model")
+    save_model(tiny_model, directory)
+    return directory
+
+
+def invoke(*args: str):
+    return runner.invoke(app, [str(arg) for arg in args])
+
+
+def error_line(result) -> str:
+    """The whole stderr of a failed run, which must be one line."""
+    text = result.stderr.strip()
+    assert "\n" not in text and "Traceback" not in text, text
+    return text
+
+
+def test_solve_json_is_one_document_with_file_ids(model_dir) -> None:
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", model_dir, "--decode", "greedy", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    [row] = document["instances"]
+    assert row["name"] == "berlin52" and row["n"] == 52
+    assert sorted(row["tour"]) == list(range(1, 53))
+    assert row["reference"] == 7542  # from berlin52.opt.tour beside the file
+    assert row["length"] >= 7542 and row["gap_pct"] == pytest.approx(100 * (row["length"] - 7542) / 7542)
+    assert set(row) == {"name", "n", "decode", "length", "tour", "reference", "gap_pct", "seconds"}
+
+
+def test_solve_table_names_instance_length_and_gap(model_dir) -> None:
+    result = invoke("solve", DATA / "tsp20_sample.txt", "--model", model_dir, "--limit", "2", "--decode", "beam", "--beam-width", "3")
+    assert result.exit_code == 0, result.output
+    assert "tsp20_sample#1" in result.stdout and "tsp20_sample#2" in result.stdout
+    assert "tsp20_sample#3" not in result.stdout
+    assert "beam3×8+2opt+oropt" in result.stdout
+
+
+def test_csv_ids_come_from_the_id_column(model_dir, tmp_path) -> None:
+    csv = tmp_path / "points.csv"
+    csv.write_text("id,x,y\n10,0,0\n20,1,0\n30,1,1\n40,0,1\n")
+    result = invoke("solve", csv, "--model", model_dir, "--json", "--decode", "greedy", "--no-augment")
+    row = json.loads(result.stdout)["instances"][0]
+    assert sorted(row["tour"]) == [10, 20, 30, 40]
+    assert row["length"] == pytest.approx(4.0)
+    assert row["reference"] is None and row["gap_pct"] is None
+
+
+def test_tour_out_writes_tours_and_never_overwrites_without_force(model_dir, tmp_path) -> None:
+    out = tmp_path / "tours"
+    args = ("solve", DATA / "berlin52.tsp", "--model", model_dir, "--decode", "greedy", "--tour-out", out)
+    assert invoke(*args).exit_code == 0
+    written = (out / "berlin52.tour").read_text()
+    assert "TOUR_SECTION" in written and written.rstrip().endswith("EOF")
+    (out / "berlin52.tour").write_text("precious")
+    again = invoke(*args)
+    assert again.exit_code != 0 and "--force" in error_line(again)
+    assert (out / "berlin52.tour").read_text() == "precious"
+    assert invoke(*args, "--force").exit_code == 0
+    assert "TOUR_SECTION" in (out / "berlin52.tour").read_text()
+
+
+def test_plot_writes_a_png(model_dir, tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "tour.png"
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", model_dir, "--decode", "greedy", "--plot", picture)
+    assert result.exit_code == 0, result.output
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (None, "no such file"),
+        ("", "empty"),
+        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 abc\n3 2 2\nEOF\n", "line 7"),
+        ("NAME: x\nTYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 1\n3 2 2\nEOF\n", "DIMENSION"),
+        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n", "EXPLICIT"),
+        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 nan\n3 2 2\nEOF\n", "finite"),
+        ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 1\nEOF\n", "at least 3"),
+        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n1 1 1\n3 2 2\nEOF\n", "duplicate"),
+        ("BOGUS HEADER\n", "format"),
+    ],
+    ids=["missing", "empty", "non-numeric", "dimension", "explicit", "nan", "too-few", "duplicate-id", "unknown-format"],
+)
+def test_bad_input_is_one_line_and_nonzero(model_dir, tmp_path, content, expected) -> None:
+    path = tmp_path / "bad.tsp" if content is None or content.startswith("NAME") else tmp_path / "bad.dat"
+    if content is not None:
+        path.write_text(content)
+    result = invoke("solve", path, "--model", model_dir)
+    assert result.exit_code == 2
+    message = error_line(result)
+    assert message.startswith("amsolve: error:") and path.name in message and expected in message
+
+
+@pytest.mark.parametrize(
+    "option, value, expected",
+    [
+        ("--decode", "bogus", "unknown decoder"),
+        ("--local-search", "3opt", "unknown local search"),
+        ("--device", "tpu", "unknown device"),
+        ("--format", "xml", "unknown format"),
+        ("--beam-width", "0", "--beam-width"),
+        ("--limit", "0", "--limit"),
+    ],
+)
+def test_unknown_option_values_are_one_line_errors(model_dir, option, value, expected) -> None:
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", model_dir, option, value)
+    assert result.exit_code == 2
+    assert expected in error_line(result)
+
+
+def test_corrupt_and_missing_weights_are_one_line_errors(model_dir, tmp_path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(model_dir, broken)
+    weights = broken / "model.pt"
+    weights.write_bytes(weights.read_bytes()[:1000])  # truncated
+    for model, expected in ((broken, "model.pt"), (tmp_path / "nowhere", "no model"), (DATA / "berlin52.tsp", "directory")):
+        result = invoke("solve", DATA / "berlin52.tsp", "--model", model)
+        assert result.exit_code == 2
+        assert expected in error_line(result)
+
+
+def test_mismatched_config_is_a_clear_error(model_dir, tmp_path) -> None:
+    mismatched = tmp_path / "mismatched"
+    shutil.copytree(model_dir, mismatched)
+    config = json.loads((mismatched / "config.json").read_text())
+    config["embed_dim"] = 64
+    (mismatched / "config.json").write_text(json.dumps(config))
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", mismatched)
+    assert result.exit_code == 2
+    assert "does not match" in error_line(result)

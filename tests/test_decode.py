@@ -1,0 +1,119 @@
+"""Decoding strategies: valid tours, and the relations between strategies DESIGN §2 promises."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
+from amsolve.decode.rollout import tour_lengths
+from amsolve.decode.strategies import DecodeOptions, decode, start_cities
+from amsolve.errors import InputError
+
+
+def is_permutation(tours: torch.Tensor) -> bool:
+    return bool((tours.sort(dim=-1).values == torch.arange(tours.shape[-1])).all())
+
+
+def random_coords(batch: int, n: int, seed: int) -> torch.Tensor:
+    return torch.rand(batch, n, 2, generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("n", [3, 4, 7, 20, 33])
+@pytest.mark.parametrize(
+    "options",
+    [
+        DecodeOptions("greedy"),
+        DecodeOptions("sample", samples=9, keep=3),
+        DecodeOptions("beam", beam_width=5, keep=2),
+        DecodeOptions("beam", beam_width=50, keep=4),
+        DecodeOptions("multistart", keep=2),
+        DecodeOptions("multistart", starts=3, augment=True),
+    ],
+    ids=lambda options: options.label,
+)
+def test_every_decoded_tour_is_a_permutation(tiny_model, n, options) -> None:
+    coords = random_coords(3, n, seed=n)
+    decoded = decode(tiny_model, coords, options)
+    assert is_permutation(decoded.tours)
+    assert decoded.tours.shape[:2] == decoded.lengths.shape
+    assert torch.allclose(decoded.lengths, tour_lengths(coords, decoded.tours), atol=1e-5)
+    assert (decoded.lengths[:, 1:] >= decoded.lengths[:, :-1]).all()  # shortest first
+
+
+def test_beam_width_one_equals_greedy(tiny_model) -> None:
+    coords = random_coords(16, 25, seed=1)
+    greedy = decode(tiny_model, coords, DecodeOptions("greedy"))
+    beam = decode(tiny_model, coords, DecodeOptions("beam", beam_width=1))
+    assert torch.equal(greedy.tours, beam.tours)
+
+
+def test_sampling_is_reproducible_with_a_seed(tiny_model) -> None:
+    coords = random_coords(4, 15, seed=2)
+    first = decode(tiny_model, coords, DecodeOptions("sample", samples=16, seed=7))
+    again = decode(tiny_model, coords, DecodeOptions("sample", samples=16, seed=7))
+    other = decode(tiny_model, coords, DecodeOptions("sample", samples=16, seed=8))
+    assert torch.equal(first.tours, again.tours)
+    assert not torch.equal(first.tours, other.tours)
+
+
+@pytest.mark.parametrize(
+    "smaller, larger",
+    [
+        (DecodeOptions("sample", samples=4), DecodeOptions("sample", samples=32)),
+        (DecodeOptions("multistart", starts=5), DecodeOptions("multistart")),
+        (DecodeOptions("greedy"), DecodeOptions("multistart")),  # greedy's tour is one of the starts
+        (DecodeOptions("multistart"), DecodeOptions("multistart", augment=True)),
+        (DecodeOptions("sample", samples=8), DecodeOptions("sample", samples=8, augment=True)),
+    ],
+    ids=lambda options: options.label,
+)
+def test_more_search_never_gives_a_longer_best_tour(tiny_model, smaller, larger) -> None:
+    """The larger search's candidates include the smaller one's (beam search promises no such thing)."""
+    coords = random_coords(12, 18, seed=3)
+    small = decode(tiny_model, coords, smaller).lengths[:, 0]
+    large = decode(tiny_model, coords, larger).lengths[:, 0]
+    assert (large <= small + 1e-6).all()
+
+
+def test_samples_are_nested_whatever_the_chunking(tiny_model, monkeypatch) -> None:
+    """Sample k is the same tour whether drawn in one pass or in chunks."""
+    import amsolve.decode.strategies as strategies
+
+    coords = random_coords(3, 12, seed=4)
+    options = DecodeOptions("sample", samples=12, keep=12)
+    whole = decode(tiny_model, coords, options)
+    monkeypatch.setattr(strategies, "ROLLOUT_ELEMENTS", 3 * 12 * 4 * 5)  # 5 rollouts per pass
+    chunked = decode(tiny_model, coords, options)
+    assert torch.equal(whole.lengths, chunked.lengths)
+
+
+def test_symmetries_keep_tour_lengths() -> None:
+    coords = random_coords(5, 10, seed=5)
+    tours = torch.randperm(10).expand(5, 1, 10)
+    versions = all_symmetries(coords).view(SYMMETRIES, 5, 10, 2)
+    lengths = torch.stack([tour_lengths(version, tours) for version in versions])
+    assert torch.allclose(lengths, lengths[0].expand_as(lengths), atol=1e-5)
+    assert torch.equal(apply_symmetry(coords, 0), coords)
+    assert len({tuple(version[0, 0].tolist()) for version in versions}) == SYMMETRIES
+
+
+def test_start_cities_spread_over_the_instance() -> None:
+    assert start_cities(10, None).tolist() == list(range(10))
+    assert start_cities(10, 3).tolist() == [0, 4, 9]  # linspace 0, 4.5, 9 rounds half to even
+    assert start_cities(5, 99).tolist() == list(range(5))
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"strategy": "bogus"}, "unknown decoder"),
+        ({"samples": 0}, "--samples"),
+        ({"beam_width": 0}, "--beam-width"),
+        ({"starts": 0}, "--starts"),
+        ({"temperature": 0.0}, "--temperature"),
+    ],
+)
+def test_bad_decode_options_are_input_errors(fields, message) -> None:
+    with pytest.raises(InputError, match=message):
+        DecodeOptions(**fields)

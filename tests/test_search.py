@@ -1,0 +1,277 @@
+"""Local search: exact distances, candidate lists, and the guarantees of 2-opt, Or-opt and ILS."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from amsolve.errors import InputError, TourError
+from amsolve.problem.distance import METRICS, distance_matrix, pair_distances, tour_lengths
+from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
+from amsolve.search.kernels import dist, kernel_points, metric_code, move_segment, two_opt_move
+
+FLOAT_SLACK = 1e-9
+"""How far below 0 a brute-force EUCLIDEAN delta may be and still count as no improvement."""
+
+
+def random_coords(rng: np.random.Generator, n: int, metric: str) -> np.ndarray:
+    """Coordinates of the scale each metric meets in practice (GEO: DDD.MM latitude, longitude)."""
+    if metric == "GEO":
+        return np.column_stack([rng.uniform(-70, 70, n), rng.uniform(-170, 170, n)]).round(2)
+    if metric == "EUCLIDEAN":
+        return rng.random((n, 2))
+    return rng.uniform(0, 1000, (n, 2)).round(rng.integers(0, 3))
+
+
+def random_tours(rng: np.random.Generator, n: int, k: int = 3) -> np.ndarray:
+    return np.stack([rng.permutation(n) for _ in range(k)])
+
+
+def is_permutation(tours: np.ndarray) -> bool:
+    return bool((np.sort(tours, axis=-1) == np.arange(tours.shape[-1])).all())
+
+
+def improving(delta: float, metric: str) -> bool:
+    return delta < (-FLOAT_SLACK if metric == "EUCLIDEAN" else 0.0)
+
+
+def best_2opt_delta(matrix: np.ndarray, tour: np.ndarray) -> float:
+    """The most negative change in length over all 2-opt moves, by brute force."""
+    n = len(tour)
+    best = 0.0
+    for i in range(n - 1):
+        for j in range(i + 2, n if i > 0 else n - 1):
+            a, b, c, d = tour[i], tour[i + 1], tour[j], tour[(j + 1) % n]
+            best = min(best, matrix[a, c] + matrix[b, d] - matrix[a, b] - matrix[c, d])
+    return best
+
+
+def best_oropt_delta(matrix: np.ndarray, tour: np.ndarray) -> float:
+    """The most negative change over all moves of 1-3 consecutive cities, either way round, by brute force."""
+    n = len(tour)
+    length = matrix[tour, np.roll(tour, -1)].sum()
+    best = 0.0
+    for start in range(n):
+        for size in range(1, min(3, n - 2) + 1):
+            rotated = np.roll(tour, -start)
+            segment, rest = rotated[:size], rotated[size:]
+            for gap in range(len(rest)):
+                for piece in (segment, segment[::-1]):
+                    candidate = np.concatenate([rest[: gap + 1], piece, rest[gap + 1 :]])
+                    best = min(best, matrix[candidate, np.roll(candidate, -1)].sum() - length)
+    return best
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_dist_kernel_equals_pair_distances(metric: str) -> None:
+    rng = np.random.default_rng(1)
+    coords = np.concatenate([random_coords(rng, 300, metric), rng.integers(0, 20, (100, 2)).astype(float)])
+    points, code = kernel_points(coords, metric_code(metric)), metric_code(metric)
+    a = rng.integers(0, len(coords), 3000)
+    b = np.where(np.arange(3000) % 50 == 0, a, rng.integers(0, len(coords), 3000))
+    kernel = np.array([dist(points, code, i, j) for i, j in zip(a, b)])
+    np.testing.assert_array_equal(kernel, pair_distances(coords, metric, a, b))
+
+
+def test_unknown_metric_raises_input_error() -> None:
+    with pytest.raises(InputError, match="EUC_2D"):
+        improve_tours(np.zeros((5, 2)), "MANHATTAN", random_tours(np.random.default_rng(0), 5))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("layout", ["random", "grid with duplicates"])
+def test_nearest_neighbours_match_brute_force(metric: str, layout: str) -> None:
+    rng = np.random.default_rng(2)
+    if layout == "random":
+        coords = random_coords(rng, 400, metric)
+    else:
+        coords = rng.integers(0, 8, (400, 2)).astype(float)  # many ties and coincident cities
+    if metric == "GEO":
+        ranking = distance_matrix(coords, metric)
+    else:  # planar metrics rank by Euclidean distance, which orders their rounded values too
+        ranking = ((coords[:, None, :] - coords[None, :, :]) ** 2).sum(axis=-1)
+    np.fill_diagonal(ranking, np.inf)
+    expected = np.argsort(ranking, axis=1, kind="stable")[:, :10]
+    neighbours = nearest_neighbours(coords, metric, 10)
+    assert neighbours.dtype == np.int32
+    np.testing.assert_array_equal(neighbours, expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_nearest_neighbours_of_tiny_instances(n: int) -> None:
+    neighbours = nearest_neighbours(np.random.default_rng(3).random((n, 2)), "EUC_2D", 10)
+    assert neighbours.shape == (n, n - 1)
+    for city, row in enumerate(neighbours):
+        assert sorted(row) == [other for other in range(n) if other != city]
+
+
+def reference_segment_move(tour: list[int], p: int, s1: int, s2: int, nx: int, u: int, v: int, flip: bool) -> set:
+    """Edges of the tour after moving s1..s2 between u and v, built from a list."""
+    cycle = tour if tour[(tour.index(p) + 1) % len(tour)] == s1 else tour[::-1]
+    start = cycle.index(s1)
+    cycle = cycle[start:] + cycle[:start]
+    size = cycle.index(s2) + 1
+    segment, rest = cycle[:size], cycle[size:]
+    if flip:
+        segment = segment[::-1]
+    at = rest.index(u) + 1
+    result = rest[:at] + segment + rest[at:]
+    return {frozenset(edge) for edge in zip(result, result[1:] + result[:1])}
+
+
+def test_move_segment_matches_list_reference() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        n = int(rng.integers(5, 14))
+        tour = rng.permutation(n)
+        pos = np.empty(n, dtype=np.int64)
+        pos[tour] = np.arange(n)
+        forward = [int(c) for c in tour] if rng.random() < 0.5 else [int(c) for c in tour[::-1]]
+        start, size = int(rng.integers(n)), int(rng.integers(1, 4))
+        rotated = forward[start:] + forward[:start]
+        p, s1, s2, nx = rotated[-1], rotated[0], rotated[size - 1], rotated[size]
+        outside = rotated[size:]  # nx ... p: u -> v must be an edge among these, walking the same way
+        at = int(rng.integers(len(outside) - 1))
+        u, v, flip = outside[at], outside[at + 1], bool(rng.random() < 0.5)
+        expected = reference_segment_move(forward, p, s1, s2, nx, u, v, flip)
+        move_segment(tour, pos, p, s1, s2, nx, u, v, flip)
+        assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1))} == expected
+        assert (tour[pos] == np.arange(n)).all()
+
+
+def test_two_opt_move_in_either_direction() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        n = int(rng.integers(4, 12))
+        tour = rng.permutation(n)
+        pos = np.empty(n, dtype=np.int64)
+        pos[tour] = np.arange(n)
+        i, j = sorted(rng.choice(n, 2, replace=False))
+        a, b, c, d = tour[i], tour[(i + 1) % n], tour[j], tour[(j + 1) % n]
+        if rng.random() < 0.5:  # the same move, named walking backwards
+            a, b, c, d = b, a, d, c
+        edges = {frozenset(edge) for edge in zip(tour, np.roll(tour, -1))}
+        if len({a, b, c, d}) == 4:
+            edges = edges - {frozenset((a, b)), frozenset((c, d))} | {frozenset((a, c)), frozenset((b, d))}
+        two_opt_move(tour, pos, a, b, c, d)
+        assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1))} == edges
+        assert (tour[pos] == np.arange(n)).all()
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("n", [3, 5, 9, 60, 400])
+@pytest.mark.parametrize("method", LOCAL_SEARCHES)
+def test_improved_tours_are_valid_and_never_longer(metric: str, n: int, method: str) -> None:
+    rng = np.random.default_rng(n)
+    coords = random_coords(rng, n, metric)
+    tours = random_tours(rng, n)
+    improved, lengths = improve_tours(coords, metric, tours, method)
+    assert improved.shape == tours.shape and improved.dtype == np.int64
+    assert is_permutation(improved)
+    np.testing.assert_array_equal(lengths, tour_lengths(coords, metric, improved))
+    assert (lengths <= tour_lengths(coords, metric, tours)).all()
+    if method == "none":
+        np.testing.assert_array_equal(improved, tours)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_2opt_with_all_candidates_leaves_no_improving_2opt_move(metric: str) -> None:
+    rng = np.random.default_rng(6)
+    for n in (4, 7, 12, 20, 30):
+        coords = random_coords(rng, n, metric)
+        matrix = distance_matrix(coords, metric)
+        improved, _ = improve_tours(coords, metric, random_tours(rng, n, 4), "2opt", neighbours=n - 1)
+        for tour in improved:
+            assert not improving(best_2opt_delta(matrix, tour), metric)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_oropt_with_all_candidates_leaves_no_improving_segment_move(metric: str) -> None:
+    rng = np.random.default_rng(7)
+    for n in (5, 8, 13, 25):
+        coords = random_coords(rng, n, metric)
+        matrix = distance_matrix(coords, metric)
+        improved, _ = improve_tours(coords, metric, random_tours(rng, n, 2), "2opt+oropt", neighbours=n - 1)
+        for tour in improved:
+            assert not improving(best_2opt_delta(matrix, tour), metric)
+            assert not improving(best_oropt_delta(matrix, tour), metric)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    points=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=4, max_size=14),
+    metric=st.sampled_from(METRICS),
+    seed=st.integers(0, 2**16),
+)
+def test_degenerate_instances_reach_a_local_optimum(points: list, metric: str, seed: int) -> None:
+    """Coincident and collinear cities, many equal distances: still valid and locally optimal."""
+    coords = np.array(points, dtype=float)
+    n = len(coords)
+    tours = random_tours(np.random.default_rng(seed), n, 1)
+    improved, lengths = improve_tours(coords, metric, tours, "2opt+oropt", neighbours=n - 1)
+    assert is_permutation(improved)
+    assert lengths[0] <= tour_lengths(coords, metric, tours)[0]
+    matrix = distance_matrix(coords, metric)
+    assert not improving(best_2opt_delta(matrix, improved[0]), metric)
+    assert not improving(best_oropt_delta(matrix, improved[0]), metric)
+
+
+def test_past_deadline_returns_tours_unchanged_at_once() -> None:
+    rng = np.random.default_rng(8)
+    coords = rng.random((20000, 2))
+    tours = random_tours(rng, 20000, 2)
+    started = time.perf_counter()
+    improved, lengths = improve_tours(coords, "EUCLIDEAN", tours, deadline=started - 1.0)
+    tour, length = iterated_local_search(coords, "EUCLIDEAN", tours[0], deadline=started - 1.0)
+    assert time.perf_counter() - started < 0.5
+    np.testing.assert_array_equal(improved, tours)
+    np.testing.assert_array_equal(tour, tours[0])
+    assert length == lengths[0]
+
+
+def test_deadline_stops_a_long_search() -> None:
+    rng = np.random.default_rng(9)
+    coords = rng.random((20000, 2))
+    tours = random_tours(rng, 20000, 1)
+    improve_tours(coords[:50], "EUCLIDEAN", np.arange(50)[None])  # compile first
+    started = time.perf_counter()
+    improved, lengths = improve_tours(coords, "EUCLIDEAN", tours, deadline=started + 0.05)
+    assert time.perf_counter() - started < 0.5
+    assert is_permutation(improved)
+    assert lengths[0] < tour_lengths(coords, "EUCLIDEAN", tours)[0]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
+    rng = np.random.default_rng(10)
+    coords = random_coords(rng, 150, metric)
+    start = rng.permutation(150)
+    _, local = improve_tours(coords, metric, start[None])
+    tour, length = iterated_local_search(coords, metric, start, deadline=time.perf_counter() + 0.2, seed=3)
+    assert is_permutation(tour)
+    assert length == tour_lengths(coords, metric, tour)
+    assert length <= local[0]
+
+
+def test_iterated_local_search_on_tiny_tours() -> None:
+    coords = np.random.default_rng(11).random((6, 2))
+    tour, length = iterated_local_search(coords, "EUCLIDEAN", np.arange(6), deadline=time.perf_counter() + 0.01)
+    assert is_permutation(tour) and length <= tour_lengths(coords, "EUCLIDEAN", np.arange(6))
+
+
+@pytest.mark.parametrize("search", [improve_tours, iterated_local_search])
+def test_unknown_method_raises_input_error(search) -> None:
+    coords = np.random.default_rng(12).random((10, 2))
+    tours = np.arange(10)[None] if search is improve_tours else np.arange(10)
+    with pytest.raises(InputError, match="2opt\\+oropt"):
+        search(coords, "EUCLIDEAN", tours, method="3opt", deadline=time.perf_counter() + 1)
+
+
+@pytest.mark.parametrize("tours", [np.array([[0, 1, 2, 2]]), np.array([[0, 1, 2]]), np.array([0, 1, 2, 3])])
+def test_tours_that_are_not_permutations_raise_tour_error(tours: np.ndarray) -> None:
+    with pytest.raises(TourError):
+        improve_tours(np.random.default_rng(13).random((4, 2)), "EUCLIDEAN", tours)

@@ -1,0 +1,172 @@
+"""Training: it learns, it resumes exactly, it stops safely, and the rollout baseline's t-test."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import amsolve.train.baselines as baselines
+from amsolve.errors import InputError, WeightsError
+from amsolve.model.config import ModelConfig
+from amsolve.model.network import AttentionModel
+from amsolve.model.weights import load_model_dir
+from amsolve.train.baselines import RolloutBaseline, greedy_lengths
+from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint
+from amsolve.train.stats import paired_t_test_less, student_t_cdf
+from amsolve.train.trainer import TrainingError, TrainOptions, Trainer, train
+
+from conftest import DATA
+
+
+def small_options(tmp_path: Path, **changes: object) -> TrainOptions:
+    options = TrainOptions(
+        nodes=10, out=str(tmp_path / "run"), epochs=2, epoch_size=512, batch_size=64, lr=1e-3,
+        val_size=64, val_multistart_size=8, embed_dim=32, n_layers=2, threads=1, seed=5,
+    )
+    return replace(options, **changes)
+
+
+def validation_batch() -> torch.Tensor:
+    return torch.rand(128, 10, 2, generator=torch.Generator().manual_seed(99))
+
+
+@pytest.mark.parametrize("baseline", ["shared", "rollout", "exponential"])
+def test_a_short_run_shortens_greedy_tours(tmp_path, baseline) -> None:
+    options = small_options(tmp_path, baseline=baseline, epochs=3)
+    torch.manual_seed(options.seed)
+    untrained = AttentionModel(ModelConfig(embed_dim=32, n_layers=2, trained_nodes=10))
+    before = greedy_lengths(untrained, validation_batch()).mean().item()
+    summary = train(options)
+    after = greedy_lengths(load_model_dir(summary.out), validation_batch()).mean().item()
+    assert summary.epochs_done == 3 and summary.instances_seen == 3 * 512
+    assert after < 0.9 * before, (before, after)
+
+
+def test_teacher_forcing_learns_the_reference_tours(tmp_path) -> None:
+    options = small_options(tmp_path, nodes=20, supervised=str(DATA / "tsp20_sample.txt"), epochs=4, epoch_size=64,
+                            batch_size=5, val_set=str(DATA / "tsp20_sample.txt"), val_size=5)
+    trainer = Trainer(options, resume=False, on_event=lambda event: None)
+    first = trainer._step().loss.item()
+    trainer.run()
+    assert trainer._step().loss.item() < 0.8 * first
+
+
+def test_resume_continues_exactly_where_the_run_stopped(tmp_path) -> None:
+    straight = train(small_options(tmp_path / "a"))
+    stopped = train(small_options(tmp_path / "b", max_time=1e-9))  # stops after its first step
+    assert stopped.stopped_because == "max_time" and stopped.instances_seen == 64
+    resumed = train(small_options(tmp_path / "b"), resume=True)
+    assert resumed.stopped_because == "finished" and resumed.instances_seen == straight.instances_seen
+    a = load_checkpoint(straight.out)["model"]
+    b = load_checkpoint(resumed.out)["model"]
+    assert all(torch.equal(a[name], b[name]) for name in a)
+
+
+def test_a_run_refuses_to_overwrite_or_resume_from_nothing(tmp_path) -> None:
+    with pytest.raises(InputError, match="no checkpoint"):
+        train(small_options(tmp_path), resume=True)
+    train(small_options(tmp_path, epochs=1))
+    with pytest.raises(InputError, match="--resume"):
+        train(small_options(tmp_path, epochs=1))
+    with pytest.raises(InputError, match="cannot resume with --nodes"):
+        train(small_options(tmp_path, nodes=11), resume=True)
+
+
+def test_a_failed_checkpoint_write_keeps_the_previous_one(tmp_path, monkeypatch) -> None:
+    options = small_options(tmp_path, epochs=1)
+    train(options)
+    path = Path(options.out) / CHECKPOINT_FILE
+    before = path.read_bytes()
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt  # killed in the middle of writing
+
+    monkeypatch.setattr(torch, "save", crash)
+    with pytest.raises(KeyboardInterrupt):
+        train(replace(options, epochs=2), resume=True)
+    assert path.read_bytes() == before
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_nan_loss_stops_with_a_clear_error_and_keeps_the_checkpoint(tmp_path, monkeypatch) -> None:
+    options = small_options(tmp_path, epochs=1)
+    train(options)
+    before = (Path(options.out) / CHECKPOINT_FILE).read_bytes()
+    original = Trainer._step
+
+    def poisoned(self):
+        result = original(self)
+        return replace(result, loss=result.loss * math.nan)
+
+    monkeypatch.setattr(Trainer, "_step", poisoned)
+    with pytest.raises(TrainingError, match="loss became nan"):
+        train(replace(options, epochs=2), resume=True)
+    assert (Path(options.out) / CHECKPOINT_FILE).read_bytes() == before
+
+
+def test_a_corrupt_checkpoint_is_a_clear_error(tmp_path) -> None:
+    options = small_options(tmp_path, epochs=1)
+    train(options)
+    path = Path(options.out) / CHECKPOINT_FILE
+    path.write_bytes(path.read_bytes()[:500])
+    with pytest.raises(WeightsError, match="checkpoint.pt"):
+        train(replace(options, epochs=2), resume=True)
+
+
+def test_output_directory_is_a_loadable_model_with_a_card(tmp_path) -> None:
+    summary = train(small_options(tmp_path, epochs=1, val_set=None))
+    model = load_model_dir(summary.out)
+    assert model.config.trained_nodes == 10
+    card = (summary.out / "TRAINING.md").read_text()
+    assert "Phases" in card and "1 phase(s)" in card
+
+
+class TestRolloutBaselineUpdate:
+    """The frozen policy is replaced only when the candidate is significantly better."""
+
+    def make(self, monkeypatch, baseline_lengths: np.ndarray) -> RolloutBaseline:
+        model = AttentionModel(ModelConfig(embed_dim=16, n_layers=1, n_heads=2, ff_dim=16))
+        monkeypatch.setattr(baselines, "greedy_lengths", lambda model, coords: torch.tensor(baseline_lengths))
+        return RolloutBaseline(model, torch.zeros(len(baseline_lengths), 5, 2))
+
+    def candidate(self, monkeypatch, lengths: np.ndarray) -> None:
+        monkeypatch.setattr(baselines, "greedy_lengths", lambda model, coords: torch.tensor(lengths))
+
+    def test_significantly_better_replaces(self, monkeypatch) -> None:
+        rng = np.random.default_rng(0)
+        old = rng.uniform(4, 5, size=200)
+        baseline = self.make(monkeypatch, old)
+        self.candidate(monkeypatch, old - 0.05 + rng.normal(0, 0.05, size=200))
+        assert baseline.end_epoch(AttentionModel(ModelConfig(embed_dim=16, n_layers=1, n_heads=2, ff_dim=16)))
+
+    def test_better_on_average_but_not_significantly_keeps(self, monkeypatch) -> None:
+        rng = np.random.default_rng(1)
+        old = rng.uniform(4, 5, size=20)
+        baseline = self.make(monkeypatch, old)
+        self.candidate(monkeypatch, old - 0.01 + rng.normal(0, 0.5, size=20))
+        assert not baseline.end_epoch(AttentionModel(ModelConfig(embed_dim=16, n_layers=1, n_heads=2, ff_dim=16)))
+
+    def test_worse_keeps(self, monkeypatch) -> None:
+        old = np.linspace(4, 5, 50)
+        baseline = self.make(monkeypatch, old)
+        self.candidate(monkeypatch, old + 0.1)
+        assert not baseline.end_epoch(AttentionModel(ModelConfig(embed_dim=16, n_layers=1, n_heads=2, ff_dim=16)))
+
+
+@pytest.mark.parametrize(
+    "t, df, cdf",
+    [(0.0, 5, 0.5), (2.015048, 5, 0.95), (-1.812461, 10, 0.05), (1.644854, 10**6, 0.95), (12.7062, 1, 0.975)],
+)
+def test_student_t_cdf_matches_tables(t, df, cdf) -> None:
+    assert student_t_cdf(t, df) == pytest.approx(cdf, abs=2e-6)
+
+
+def test_paired_t_test_direction() -> None:
+    base = np.arange(30, dtype=float)
+    assert paired_t_test_less(base - 1 + 0.01 * np.sin(base), base) < 1e-6
+    assert paired_t_test_less(base + 1 + 0.01 * np.sin(base), base) > 1 - 1e-6
