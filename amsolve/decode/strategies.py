@@ -31,7 +31,7 @@ class DecodeOptions:
     samples: int = 128
     temperature: float = 1.0
     beam_width: int = 16
-    starts: int | None = None  # multi-start: None means every city
+    starts: int | None = None  # multi-start: None means `default_starts(n)`, every city up to n = 200
     augment: bool = False
     keep: int = 1
     seed: int = 0
@@ -67,9 +67,19 @@ class Decoded:
     lengths: torch.Tensor  # (batch, keep) Euclidean, in the coordinates decoded
 
 
+MULTISTART_WORK = 2 * 10**7
+"""Default multi-start budget: starts × n² per symmetry (all cities up to n = 200, 20 at n = 1,000)."""
+
+
+def default_starts(n: int) -> int:
+    """How many start cities a multi-start tries when not told: all of them while that is cheap."""
+    return max(1, min(n, MULTISTART_WORK // (n * n)))
+
+
 def start_cities(n: int, starts: int | None) -> torch.Tensor:
-    """The start cities of a multi-start: all of them, or `starts` spread evenly over the indices."""
-    if starts is None or starts >= n:
+    """The start cities of a multi-start, spread evenly over the indices (None: `default_starts`)."""
+    starts = default_starts(n) if starts is None else starts
+    if starts >= n:
         return torch.arange(n)
     return torch.linspace(0, n - 1, starts).round().long()
 
