@@ -12,25 +12,22 @@ import numpy as np
 from numba import njit
 
 from amsolve.errors import InputError
-from amsolve.problem import distance
 
-# The GEO rule lives in amsolve.problem.distance; its degree-minute conversion is reused, not copied.
-from amsolve.problem.distance import _geo_radians
+# The distance rules live in amsolve.problem.distance; GEO's degree-minute conversion is reused, not copied.
+from amsolve.problem.distance import GEO_EARTH_RADIUS, METRICS, _geo_radians
 
 EUCLIDEAN, EUC_2D, CEIL_2D, ATT, GEO = range(5)
 """Metric codes, the form in which kernels receive a metric."""
 
-METRIC_CODES: dict[str, int] = {"EUCLIDEAN": EUCLIDEAN, "EUC_2D": EUC_2D, "CEIL_2D": CEIL_2D, "ATT": ATT, "GEO": GEO}
-
-_GEO_RADIUS = distance.GEO_EARTH_RADIUS
+_METRIC_CODES: dict[str, int] = {"EUCLIDEAN": EUCLIDEAN, "EUC_2D": EUC_2D, "CEIL_2D": CEIL_2D, "ATT": ATT, "GEO": GEO}
 
 
 def metric_code(metric: str) -> int:
     """The kernel code of a metric name; InputError naming the known metrics if there is none."""
     try:
-        return METRIC_CODES[metric]
+        return _METRIC_CODES[metric]
     except KeyError:
-        raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(distance.METRICS)}") from None
+        raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}") from None
 
 
 def kernel_points(coords: np.ndarray, code: int) -> np.ndarray:
@@ -56,7 +53,7 @@ def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
         q2 = np.cos(points[i, 0] - points[j, 0])
         q3 = np.cos(points[i, 0] + points[j, 0])
         cosine = min(1.0, max(-1.0, 0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)))
-        return np.floor(_GEO_RADIUS * np.arccos(cosine) + 1.0)
+        return np.floor(GEO_EARTH_RADIUS * np.arccos(cosine) + 1.0)
     dx = points[i, 0] - points[j, 0]
     dy = points[i, 1] - points[j, 1]
     squared = dx * dx + dy * dy
@@ -99,8 +96,9 @@ def _reverse(tour: np.ndarray, pos: np.ndarray, first: int, last: int) -> None:
 def two_opt_move(tour: np.ndarray, pos: np.ndarray, a: int, b: int, c: int, d: int) -> None:
     """Replace tour edges (a, b) and (c, d) by (a, c) and (b, d).
 
-    b must follow a, and d follow c, in one common direction of travel (either one). The move is
-    a no-op when the two edges share a city, which lets `move_segment` stay branch-free.
+    b must follow a, and d follow c, in one common direction of travel (either one). When the two
+    edges share a city the move leaves the tour as it is, which `move_segment` relies on when the
+    segment moves next to its old place.
     """
     if step(tour, pos, a, 1) == b:
         _reverse(tour, pos, pos[b], pos[c])

@@ -1,10 +1,11 @@
 """2-opt and Or-opt with neighbour lists and don't-look bits, and an iterated local search on top.
 
 Both searches are first-improvement over candidate lists (`neighbours`), driven by a queue of
-cities whose surroundings changed (the don't-look bits are "not queued"). A move is accepted only
-when it shortens the tour: for the integer TSPLIB metrics the delta is an exact integer and must
-be < 0; for EUCLIDEAN it must be below -1e-12 times the largest absolute coordinate (at least 1),
-so rounding noise can never make the search go round in circles.
+cities whose surroundings changed (a city out of the queue has its don't-look bit set); with
+"2opt+oropt" each city tries 2-opt first, then Or-opt. A move is made only when it shortens the
+tour: for the integer TSPLIB metrics its delta is an exact integer and must be < 0; for EUCLIDEAN
+it must be below -1e-12 * max(1, largest absolute coordinate), i.e. -1e-12 on the unit square, so
+that rounding noise can never make the search go round in circles.
 
 What a finished search guarantees, with k = `neighbours`:
 - 2-opt: no improving 2-opt move adds an edge (a, c) with c among the k nearest of a and
@@ -12,7 +13,7 @@ What a finished search guarantees, with k = `neighbours`:
   endpoint, so with k >= n - 1 the tour is 2-optimal.
 - Or-opt: no improving move of a segment of 1-3 cities (either orientation) joins one of the
   segment's ends to one of its k nearest. With k >= n - 1 no improving Or-opt move is left.
-The search confirms this with a final pass over all cities that finds nothing.
+A search ends with a pass over all cities that finds nothing, which is what makes this hold.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ _KICKS_PER_CALL = 64
 """Kicks an iterated-local-search kernel call makes before Python looks at the clock again."""
 
 _UNLIMITED = 2**62
-"""A budget of queued cities that is never reached: each move shortens the tour, so the queue empties first."""
+"""A budget of queued cities never reached: each move shortens the tour, so the queue empties first."""
 
 _KICK_SEGMENT = 100
 """Longest segment a kick moves. On five TSPLIB instances of 439-1000 cities, limits of 50, 100,
@@ -50,7 +51,7 @@ _KICK_SEGMENT = 100
 keeps the cost of a kick independent of n."""
 
 _MIN_KICK_CITIES = 8
-"""Smallest tour that iterated local search kicks; smaller ones are only locally optimised."""
+"""Smallest tour that iterated local search kicks; tinier ones are only locally optimised."""
 
 
 class _Space(NamedTuple):
@@ -167,7 +168,7 @@ def _improve_oropt(space: _Space, tour: np.ndarray, pos: np.ndarray, queue: _Que
                     if delta < -space.tolerance:
                         # Walking in `direction`, c comes before d when side == direction.
                         u, v = (c, d) if side == direction else (d, c)
-                        move_segment(tour, pos, p, a, s2, nx, u, v, False)
+                        move_segment(tour, pos, p, a, s2, nx, u, v, side != direction)
                         for city in (p, a, s2, nx, c, d):
                             _push(queue, city)
                         return delta
@@ -176,7 +177,7 @@ def _improve_oropt(space: _Space, tour: np.ndarray, pos: np.ndarray, queue: _Que
 
 @njit(cache=True)
 def _drain(space: _Space, tour: np.ndarray, pos: np.ndarray, queue: _Queue, oropt: bool, budget: int) -> float:
-    """Examine queued cities until the queue is empty or `budget` were examined; returns the change in length."""
+    """Examine queued cities until none is left or `budget` were examined; returns the change in length."""
     total = 0.0
     for _ in range(budget):
         if queue.state[1] == 0:
@@ -268,7 +269,7 @@ def _check_method(method: str) -> None:
 
 
 def _check_tours(coords: np.ndarray, tours: np.ndarray) -> np.ndarray:
-    """`tours` as a contiguous int64 (k, n) array; TourError unless each row is a permutation of the cities."""
+    """A contiguous int64 copy of `tours` (k, n); TourError unless each row is a permutation of the cities."""
     tours = np.asarray(tours)
     n = len(coords)
     if tours.ndim != 2 or tours.shape[1] != n or not np.issubdtype(tours.dtype, np.integer):
@@ -287,10 +288,11 @@ def improve_tours(
     neighbours: int = DEFAULT_NEIGHBOURS,
     deadline: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Improve each of the tours (k, n) on its own with `method`; returns the tours and their exact lengths (k,).
+    """Improve each of the tours (k, n) on its own; returns new tours and their exact lengths (k,).
 
-    `deadline` is a `time.perf_counter()` value: past it, tours are returned as they are (still
-    permutations, never longer than given).
+    `method` is one of LOCAL_SEARCHES and `neighbours` the number of candidates per city (see the
+    module docstring for what the result guarantees). `deadline` is a `time.perf_counter()` value:
+    past it, tours are returned as they are (still permutations, never longer than given).
     """
     _check_method(method)
     tours = _check_tours(coords, tours)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from amsolve.errors import InputError
 from amsolve.search.kernels import GEO, dist, kernel_points, metric_code
 
 DEFAULT_NEIGHBOURS = 10
@@ -17,13 +18,16 @@ def nearest_neighbours(coords: np.ndarray, metric: str, k: int = DEFAULT_NEIGHBO
     """The min(k, n-1) nearest other cities of each city, closest first: an (n, k) int32 array.
 
     Ties go to the lower index. Planar metrics rank by Euclidean distance, which orders their
-    rounded distances too, using a grid (about O(n·k) time and memory). GEO ranks by its own
-    distance in O(n²) time and O(n·k) memory.
+    rounded distances too, using a grid: O(n·k) time for evenly spread cities, more when a few
+    dense clusters share a cell (20,000 cities in two tiny clusters: about 1 s), O(n) memory.
+    GEO ranks by its own distance in O(n²) time and O(n·k) memory.
     """
+    if k < 1:
+        raise InputError(f"the number of neighbours must be at least 1, got {k}")
     code = metric_code(metric)
     points = kernel_points(coords, code)
-    k = max(0, min(k, len(points) - 1))
-    if k == 0:
+    k = min(k, len(points) - 1)
+    if k <= 0:
         return np.empty((len(points), 0), dtype=np.int32)
     if code == GEO:
         return _nearest_by_metric(points, code, k)
