@@ -43,6 +43,7 @@ def solve(
     augment: Annotated[bool, typer.Option(help="Also decode the 8 symmetries of each instance and keep the best.")] = True,
     local_search: Annotated[str, typer.Option(help="Local search on the decoded tours: none, 2opt or 2opt+oropt.")] = "2opt+oropt",
     improve: Annotated[int, typer.Option(help="Local search is applied to this many of the best decoded tours.")] = 1,
+    time_limit: Annotated[Optional[float], typer.Option(help="Seconds per instance for decoding + local search; time left goes to iterated local search. Default: 1 ms per city.")] = None,
     model: Annotated[Optional[str], typer.Option(help="Shipped model name or model directory (default: nearest in size).")] = None,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
@@ -69,7 +70,7 @@ def solve(
                 strategy=decode, samples=samples, temperature=temperature, beam_width=beam_width,
                 starts=starts, augment=augment, keep=improve, seed=seed,
             ),
-            local_search=local_search, model=model, device=device, batch_size=batch_size,
+            local_search=local_search, model=model, device=device, batch_size=batch_size, time_limit=time_limit,
         )
         if limit is not None and limit < 1:
             raise InputError("--limit must be at least 1")
@@ -103,6 +104,7 @@ def bench(
     seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
     limit: Annotated[Optional[int], typer.Option(help="Only the first N instances of each dataset file.")] = None,
     batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
+    time_limit: Annotated[Optional[float], typer.Option(help="Pipelines with local search: seconds per instance (default: 1 ms per city).")] = None,
     optima: Annotated[Optional[Path], typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")] = None,
     csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
     plot: Annotated[Optional[Path], typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
@@ -124,7 +126,7 @@ def bench(
             raise InputError("--limit must be at least 1")
         template = SolveOptions(
             decode=DecodeOptions(samples=samples, beam_width=beam_width, starts=starts, augment=augment, seed=seed),
-            model=model, device=device, batch_size=batch_size,
+            local_search="none", model=model, device=device, batch_size=batch_size, time_limit=time_limit,
         )
         pipelines = parse_pipelines(decode, template)
         check_writable([path for path in (csv_out, plot) if path is not None], force)

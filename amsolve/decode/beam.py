@@ -18,26 +18,27 @@ def beam_search(decoder: Decoder, cache: DecoderCache, width: int) -> tuple[torc
     """
     batch, n = cache.batch, cache.n
     device = cache.query_last.device
-    visited = torch.zeros(batch, 1, n, dtype=torch.bool, device=device)  # (b, beams, n)
+    mask = torch.zeros(batch, 1, n, device=device)  # (b, beams, n): −inf once visited
     scores = torch.zeros(batch, 1, device=device)  # (b, beams)
     query = cache.query_start  # (b, 1, dim)
     tours = torch.empty(batch, 1, 0, dtype=torch.long, device=device)  # (b, beams, t)
     query_fixed = None
     for _ in range(n - 1):
-        log_probs = decoder.log_probs(cache, query, visited)  # (b, beams, n)
+        log_probs = decoder.log_probs(cache, query, mask)  # (b, beams, n)
         beams = log_probs.shape[1]
         candidates = (scores.unsqueeze(-1) + log_probs).view(batch, -1)  # (b, beams * n)
         scores, chosen = candidates.topk(min(width, beams * n), dim=-1)  # (b, k)
         parent, city = chosen.div(n, rounding_mode="floor"), chosen % n  # each (b, k)
-        visited = visited.gather(1, parent.unsqueeze(-1).expand(-1, -1, n))
-        visited = visited.scatter(-1, city.unsqueeze(-1), True)
+        mask = mask.gather(1, parent.unsqueeze(-1).expand(-1, -1, n))
+        mask.scatter_(-1, city.unsqueeze(-1), -math.inf)
         tours = torch.cat((tours.gather(1, parent.unsqueeze(-1).expand(-1, -1, tours.shape[-1])), city.unsqueeze(-1)), -1)
         if query_fixed is None:
             query_fixed = cache.query_graph + gather_rows(cache.query_first, city)  # (b, k, dim)
         else:
             query_fixed = query_fixed.gather(1, parent.unsqueeze(-1).expand(-1, -1, query_fixed.shape[-1]))
         query = query_fixed + gather_rows(cache.query_last, city)
-    last = (~visited).to(torch.uint8).argmax(dim=-1, keepdim=True)  # (b, k, 1)
+    last = mask.argmax(dim=-1, keepdim=True)  # (b, k, 1): the city left
+
     tours = torch.cat((tours, last), dim=-1)
     if tours.shape[1] < width:
         pad = width - tours.shape[1]

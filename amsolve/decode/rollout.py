@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -95,27 +96,27 @@ def rollout(
     """
     batch, n = cache.batch, cache.n
     device = cache.query_last.device
-    visited = torch.zeros(batch, rollouts, n, dtype=torch.bool, device=device)  # (b, s, n)
+    mask = torch.zeros(batch, rollouts, n, device=device)  # (b, s, n): −inf once visited
     log_likelihood = torch.zeros(batch, rollouts, device=device) if track_log_likelihood else None
     if first is None:
         query = cache.query_start.expand(batch, rollouts, -1)  # (b, s, dim)
-        log_probs = decoder.log_probs(cache, query, visited)
+        log_probs = decoder.log_probs(cache, query, mask)
         first = select(log_probs)
         if log_likelihood is not None:
             log_likelihood = log_likelihood + log_probs.gather(-1, first.unsqueeze(-1)).squeeze(-1)
     query_fixed = cache.query_graph + gather_rows(cache.query_first, first)  # (b, s, dim)
-    visited = visited.scatter(-1, first.unsqueeze(-1), True)
+    mask.scatter_(-1, first.unsqueeze(-1), -math.inf)
     last = first
     steps = [first]
     for _ in range(n - 2):
         query = query_fixed + gather_rows(cache.query_last, last)  # (b, s, dim)
-        log_probs = decoder.log_probs(cache, query, visited)  # (b, s, n)
+        log_probs = decoder.log_probs(cache, query, mask)  # (b, s, n)
         last = select(log_probs)
         if log_likelihood is not None:
             log_likelihood = log_likelihood + log_probs.gather(-1, last.unsqueeze(-1)).squeeze(-1)
-        visited = visited.scatter(-1, last.unsqueeze(-1), True)
+        mask.scatter_(-1, last.unsqueeze(-1), -math.inf)  # in place: no op saves the mask for backward
         steps.append(last)
-    steps.append((~visited).to(torch.uint8).argmax(dim=-1))  # the one city left: probability 1
+    steps.append(mask.argmax(dim=-1))  # the one city left (mask 0): probability 1
     return Rollouts(torch.stack(steps, dim=-1), log_likelihood)
 
 

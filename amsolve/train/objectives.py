@@ -8,6 +8,7 @@ from typing import Protocol
 import torch
 
 from amsolve.decode.rollout import gather_rows, rollout, sampling_selector, tour_lengths
+from amsolve.model.decoder import visited_mask
 from amsolve.model.network import AttentionModel
 
 
@@ -95,7 +96,7 @@ def teacher_forcing_loss(
     last = sequence[:, :, : n - 2].reshape(batch, -1)  # (batch, r * (n-2))
     query = query_fixed.unsqueeze(2) + gather_rows(cache.query_last, last).view(batch, trajectories, n - 2, dim)
     log_probs = model.decoder.log_probs(
-        cache, query.view(batch, -1, dim), visited.view(batch, -1, n)
+        cache, query.view(batch, -1, dim), visited_mask(visited.view(batch, -1, n))
     )  # (batch, r * (n-2), n)
     target = sequence[:, :, 1 : n - 1].reshape(batch, -1, 1)
     loss = -log_probs.gather(-1, target).mean()
