@@ -25,3 +25,14 @@ def machine_description() -> str:
         f"{cpu_name()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads, "
         f"torch {torch.__version__}, {platform.system()}"
     )
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux MemAvailable), None when unknown."""
+    meminfo = Path("/proc/meminfo")
+    if not meminfo.is_file():
+        return None
+    for line in meminfo.read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    return None

@@ -118,3 +118,9 @@ def test_start_cities_spread_over_the_instance() -> None:
 def test_bad_decode_options_are_input_errors(fields, message) -> None:
     with pytest.raises(InputError, match=message):
         DecodeOptions(**fields)
+
+
+def test_a_beam_search_that_cannot_fit_is_a_clear_error(tiny_model) -> None:
+    coords = random_coords(1, 3000, seed=6)
+    with pytest.raises(InputError, match="lower --beam-width"):
+        decode(tiny_model, coords, DecodeOptions("beam", beam_width=100_000))

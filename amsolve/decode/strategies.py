@@ -15,6 +15,7 @@ from amsolve.decode.augment import SYMMETRIES, all_symmetries
 from amsolve.decode.beam import beam_search
 from amsolve.decode.rollout import greedy_selector, rollout, sampling_selector, tour_lengths
 from amsolve.errors import InputError
+from amsolve.machine import available_memory
 from amsolve.model.network import AttentionModel
 
 DECODERS = ("greedy", "sample", "beam", "multistart")
@@ -84,6 +85,21 @@ def start_cities(n: int, starts: int | None) -> torch.Tensor:
     return torch.linspace(0, n - 1, starts).round().long()
 
 
+def check_beam_memory(batch: int, n: int, width: int, heads: int, device: torch.device) -> None:
+    """An InputError instead of running out of memory when a beam search cannot fit.
+
+    A step holds about three float tensors of (batch, heads, width, n); the beams' partial tours
+    add (batch, width, n) integers twice (old and new).
+    """
+    needed = 4 * 3 * batch * heads * width * n + 8 * 2 * batch * width * n
+    available = torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else available_memory()
+    if available is not None and needed > 0.8 * available:
+        raise InputError(
+            f"beam search of width {width} over {batch} instance(s) of {n} cities needs about "
+            f"{needed / 2**30:.1f} GiB, {available / 2**30:.1f} GiB are free; lower --beam-width or --batch-size"
+        )
+
+
 def _shortest(tours: torch.Tensor, lengths: torch.Tensor, keep: int) -> Decoded:
     """The `keep` shortest of the candidates tours (batch, c, n) with lengths (batch, c)."""
     lengths, order = lengths.topk(min(keep, lengths.shape[1]), dim=1, largest=False)
@@ -95,38 +111,42 @@ def _rollout_chunks(batch: int, n: int, total: int, heads: int) -> int:
     return max(1, min(total, ROLLOUT_ELEMENTS // max(1, batch * n * heads)))
 
 
-def _decode_plain(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
-    """One strategy on coords (batch, n, 2), without augmentation."""
+def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
+    """Beam search: the shortest of the finished beams (unfilled beams never count)."""
+    batch, n, _ = coords.shape
+    check_beam_memory(batch, n, options.beam_width, model.config.n_heads, coords.device)
+    tours, scores = beam_search(model.decoder, model.precompute(coords), options.beam_width)
+    lengths = tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)
+    return _shortest(tours, lengths, options.keep)
+
+
+def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
+    """Greedy, sampling and multi-start: independent rollouts, run in memory-sized chunks."""
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
-    if options.strategy == "beam":
-        tours, scores = beam_search(model.decoder, cache, options.beam_width)
-        lengths = tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)
-        return _shortest(tours, lengths, options.keep)
-    if options.strategy == "greedy":
-        tours = rollout(model.decoder, cache, 1, greedy_selector).tours
-        return _shortest(tours, tour_lengths(coords, tours), options.keep)
-    if options.strategy == "multistart":
-        firsts = start_cities(n, options.starts).to(coords.device)
-        total = len(firsts)
-    else:
-        firsts, total = None, options.samples
-    best: Decoded | None = None
+    firsts = start_cities(n, options.starts).to(coords.device)  # multi-start only
+    total = {"greedy": 1, "sample": options.samples, "multistart": len(firsts)}[options.strategy]
     chunk = _rollout_chunks(batch, n, total, model.config.n_heads)
+    best: Decoded | None = None
     for begin in range(0, total, chunk):
         count = min(chunk, total - begin)
-        if firsts is None:
+        if options.strategy == "sample":
             first, select = None, sampling_selector(options.seed, options.temperature, first_sample=begin)
-        else:
+        elif options.strategy == "multistart":
             first, select = firsts[begin : begin + count].expand(batch, count), greedy_selector
-        tours = rollout(model.decoder, cache, count, select, first=first).tours
-        found = _shortest(tours, tour_lengths(coords, tours), options.keep)
+        else:
+            first, select = None, greedy_selector
+        tours = rollout(model.decoder, cache, count, select, first=first).tours  # (batch, count, n)
+        lengths = tour_lengths(coords, tours)
         if best is not None:
-            found = _shortest(
-                torch.cat((best.tours, found.tours), 1), torch.cat((best.lengths, found.lengths), 1), options.keep
-            )
-        best = found
+            tours, lengths = torch.cat((best.tours, tours), 1), torch.cat((best.lengths, lengths), 1)
+        best = _shortest(tours, lengths, options.keep)
     return best
+
+
+def _decode_plain(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
+    """One strategy on coords (batch, n, 2), without augmentation."""
+    return _beam(model, coords, options) if options.strategy == "beam" else _rollouts(model, coords, options)
 
 
 @torch.inference_mode()
