@@ -22,6 +22,21 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from amsolve import __version__
+
+        typer.echo(f"amsolve {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+) -> None:
+    """Solve travelling salesman problems with an Attention Model trained by REINFORCE."""
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turns an AmsolveError into one line on stderr and exit code 2, without a traceback."""

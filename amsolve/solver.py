@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import torch
@@ -157,17 +157,22 @@ def solve_instances(
 def solve(
     problem: Instance | np.ndarray | Sequence[Sequence[float]],
     options: SolveOptions | None = None,
-    **decode_options: object,
+    **changes: object,
 ) -> Solution:
     """Solves one instance, given as an Instance or as coordinates (n, 2) (float Euclidean).
 
-    `decode_options` are fields of DecodeOptions (e.g. `strategy="beam", beam_width=32`)
-    applied on top of `options.decode`.
+    Keyword arguments change fields of `options` (default: the default pipeline) or of its
+    DecodeOptions, e.g. `solve(points, strategy="beam", beam_width=32, local_search="none")`.
     """
     if not isinstance(problem, Instance):
         coords = np.asarray(problem, dtype=np.float64)
         problem = Instance(name="instance", coords=coords, metric="EUCLIDEAN", ids=np.arange(1, len(coords) + 1))
     options = options or SolveOptions()
-    if decode_options:
-        options = replace(options, decode=replace(options.decode, **decode_options))
+    solve_fields = {item.name for item in fields(SolveOptions)}
+    decode_fields = {item.name for item in fields(DecodeOptions)}
+    unknown = set(changes) - solve_fields - decode_fields
+    if unknown:
+        raise TypeError(f"solve() got unexpected keyword arguments {sorted(unknown)}")
+    decode_options = replace(options.decode, **{k: v for k, v in changes.items() if k in decode_fields})
+    options = replace(options, decode=decode_options, **{k: v for k, v in changes.items() if k in solve_fields})
     return solve_instances([problem], options)[0]
