@@ -9,19 +9,11 @@ import pytest
 
 import amsolve
 from amsolve.cli import solve as solve_command
-from amsolve.model.weights import save_model
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, tiny_model):
-    directory = tmp_path_factory.mktemp("model")
-    save_model(tiny_model, directory)
-    return str(directory)
 
 
 def test_solve_takes_plain_coordinates_and_returns_a_valid_tour(model_dir) -> None:
     points = np.random.default_rng(0).uniform(size=(30, 2))
-    solution = amsolve.solve(points, model=model_dir)
+    solution = amsolve.solve(points, model=str(model_dir))
     assert sorted(solution.tour.tolist()) == list(range(30))
     closed = points[np.append(solution.tour, solution.tour[0])]
     assert solution.length == pytest.approx(np.linalg.norm(np.diff(closed, axis=0), axis=1).sum())
@@ -30,10 +22,10 @@ def test_solve_takes_plain_coordinates_and_returns_a_valid_tour(model_dir) -> No
 
 def test_solve_options_as_keywords(model_dir) -> None:
     square = [[0, 0], [1, 0], [1, 1], [0, 1]]
-    solution = amsolve.solve(square, model=model_dir, strategy="beam", beam_width=3, local_search="none")
+    solution = amsolve.solve(square, model=str(model_dir), strategy="beam", beam_width=3, local_search="none")
     assert solution.pipeline == "beam3×8" and solution.length == pytest.approx(4.0)
     with pytest.raises(TypeError, match="unexpected keyword"):
-        amsolve.solve(square, model=model_dir, beam=3)
+        amsolve.solve(square, model=str(model_dir), beam=3)
 
 
 def test_cli_defaults_are_the_api_defaults() -> None:

@@ -15,19 +15,11 @@ from amsolve.cli import app
 from amsolve.decode.strategies import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.io import write_dataset
-from amsolve.model.weights import save_model
 from amsolve.solver import SolveOptions
 
 from conftest import DATA
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, tiny_model) -> Path:
-    directory = tmp_path_factory.mktemp("model")
-    save_model(tiny_model, directory)
-    return directory
 
 
 def circle_dataset(path: Path, instances: int = 3, n: int = 12) -> Path:

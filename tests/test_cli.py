@@ -10,19 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from amsolve.cli import app
-from amsolve.model.weights import save_model
 
 from conftest import DATA
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory, tiny_model) -> Path:
-    """The tiny random model saved as a model directory, so tests do not depend on shipped weights."""
-    directory = tmp_path_factory.mktemp("model")
-    save_model(tiny_model, directory)
-    return directory
 
 
 def invoke(*args: str):
