@@ -170,3 +170,29 @@ def test_paired_t_test_direction() -> None:
     base = np.arange(30, dtype=float)
     assert paired_t_test_less(base - 1 + 0.01 * np.sin(base), base) < 1e-6
     assert paired_t_test_less(base + 1 + 0.01 * np.sin(base), base) > 1 - 1e-6
+
+
+def test_fine_tuning_starts_from_the_given_model_and_keeps_its_history(tmp_path) -> None:
+    first = train(small_options(tmp_path / "first", epochs=1))
+    options = small_options(tmp_path / "second", epochs=1, nodes=12, init_from=str(first.out))
+    trainer = Trainer(options, resume=False, on_event=lambda event: None)
+    source = load_model_dir(first.out).state_dict()
+    assert all(torch.equal(trainer.model.state_dict()[name], source[name]) for name in source)
+    trainer.run()
+    card = (Path(options.out) / "TRAINING.md").read_text()
+    assert "2 phase(s)" in card and "| 1 |" in card and "| 2 |" in card
+    log = [line for line in (Path(options.out) / "train.jsonl").read_text().splitlines() if line]
+    assert len(log) == 2  # the first run's epoch, then this one's
+    assert load_model_dir(Path(options.out)).config.trained_nodes == 12
+
+
+def test_fewer_starts_than_cities(tmp_path) -> None:
+    from amsolve.train.objectives import random_starts
+
+    generator = torch.Generator().manual_seed(0)
+    starts = random_starts(6, 10, 4, generator, torch.device("cpu"))
+    assert starts.shape == (6, 4)
+    assert all(len(set(row.tolist())) == 4 for row in starts)
+    assert torch.equal(random_starts(2, 5, 5, generator, torch.device("cpu")), torch.arange(5).expand(2, 5))
+    summary = train(small_options(tmp_path, epochs=1, starts=3))
+    assert summary.epochs_done == 1
