@@ -55,7 +55,7 @@ def solve(
     temperature: Annotated[float, typer.Option(help="sample: softmax temperature.")] = 1.0,
     beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
     starts: Annotated[Optional[int], typer.Option(help="multistart: start cities (default: all).")] = None,
-    augment: Annotated[bool, typer.Option(help="Also decode the 8 symmetries of each instance and keep the best.")] = True,
+    augment: Annotated[Optional[bool], typer.Option("--augment/--no-augment", help="Also decode the 8 symmetries of each instance and keep the best (default: up to 1,000 cities).", show_default=False)] = None,
     local_search: Annotated[str, typer.Option(help="Local search on the decoded tours: none, 2opt or 2opt+oropt.")] = "2opt+oropt",
     improve: Annotated[int, typer.Option(help="Local search is applied to this many of the best decoded tours.")] = 1,
     time_limit: Annotated[Optional[float], typer.Option(help="Seconds per instance for decoding + local search; time left goes to iterated local search. Default: 1 ms per city.")] = None,

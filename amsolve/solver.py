@@ -38,7 +38,7 @@ class SolveOptions:
     iterated local search. Without local search, decoding is all there is.
     """
 
-    decode: DecodeOptions = field(default_factory=lambda: DecodeOptions("multistart", augment=True))
+    decode: DecodeOptions = field(default_factory=lambda: DecodeOptions("multistart", augment=None))
     local_search: str = "2opt+oropt"
     model: str | None = None  # shipped name or directory; None: the shipped model nearest in size
     device: str = "auto"
@@ -54,10 +54,10 @@ class SolveOptions:
             raise InputError("--time-limit must be a number of seconds, 0 or more")
 
 
-    @property
-    def label(self) -> str:
-        """The pipeline's name in tables, e.g. `multistart×8+2opt+oropt`."""
-        return self.decode.label if self.local_search == "none" else f"{self.decode.label}+{self.local_search}"
+    def label(self, n: int) -> str:
+        """The pipeline's name in tables for `n` cities, e.g. `multistart×8+2opt+oropt`."""
+        decoder = self.decode.label(n)
+        return decoder if self.local_search == "none" else f"{decoder}+{self.local_search}"
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _solve_batch(
         began = time.perf_counter()
         tour, length = _finish(instance, tours, options, decoded_seconds)
         seconds = decoded_seconds + time.perf_counter() - began
-        solutions.append(Solution(instance, tour, length, options.label, model_name, seconds))
+        solutions.append(Solution(instance, tour, length, options.label(instance.n), model_name, seconds))
     return solutions
 
 

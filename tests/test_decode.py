@@ -30,7 +30,7 @@ def random_coords(batch: int, n: int, seed: int) -> torch.Tensor:
         DecodeOptions("multistart", keep=2),
         DecodeOptions("multistart", starts=3, augment=True),
     ],
-    ids=lambda options: options.label,
+    ids=lambda options: options.label(20),
 )
 def test_every_decoded_tour_is_a_permutation(tiny_model, n, options) -> None:
     coords = random_coords(3, n, seed=n)
@@ -66,7 +66,7 @@ def test_sampling_is_reproducible_with_a_seed(tiny_model) -> None:
         (DecodeOptions("multistart"), DecodeOptions("multistart", augment=True)),
         (DecodeOptions("sample", samples=8), DecodeOptions("sample", samples=8, augment=True)),
     ],
-    ids=lambda options: options.label,
+    ids=lambda options: options.label(20),
 )
 def test_more_search_never_gives_a_longer_best_tour(tiny_model, smaller, larger) -> None:
     """The larger search's candidates include the smaller one's (beam search promises no such thing)."""

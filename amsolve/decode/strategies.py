@@ -20,6 +20,10 @@ from amsolve.model.network import AttentionModel
 
 DECODERS = ("greedy", "sample", "beam", "multistart")
 
+AUGMENT_MAX_CITIES = 1000
+"""Automatic augmentation stops here: above it, ×8 costs many seconds of encoder and decoder
+time (at 10,000 cities, minutes) and local search recovers more per second."""
+
 ROLLOUT_ELEMENTS = 2**25
 """Rollouts are run in chunks so that one step's attention scores stay below this many floats."""
 
@@ -33,7 +37,7 @@ class DecodeOptions:
     temperature: float = 1.0
     beam_width: int = 16
     starts: int | None = None  # multi-start: None means `default_starts(n)`, every city up to n = 200
-    augment: bool = False
+    augment: bool | None = False  # None: only up to AUGMENT_MAX_CITIES cities
     keep: int = 1
     seed: int = 0
 
@@ -48,8 +52,11 @@ class DecodeOptions:
         if not self.temperature > 0 or not math.isfinite(self.temperature):
             raise InputError("--temperature must be a positive number")
 
-    @property
-    def label(self) -> str:
+    def augments(self, n: int) -> bool:
+        """Whether instances of `n` cities are decoded in their 8 symmetric versions."""
+        return n <= AUGMENT_MAX_CITIES if self.augment is None else self.augment
+
+    def label(self, n: int) -> str:
         """A short name for tables, e.g. `multistart×8` or `beam16`."""
         base = {
             "greedy": "greedy",
@@ -57,7 +64,7 @@ class DecodeOptions:
             "beam": f"beam{self.beam_width}",
             "multistart": "multistart" if self.starts is None else f"multistart{self.starts}",
         }[self.strategy]
-        return f"{base}×8" if self.augment else base
+        return f"{base}×8" if self.augments(n) else base
 
 
 @dataclass(frozen=True)
@@ -153,7 +160,7 @@ def _decode_plain(model: AttentionModel, coords: torch.Tensor, options: DecodeOp
 def decode(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
     """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode."""
     model.eval()
-    if not options.augment:
+    if not options.augments(coords.shape[1]):
         return _decode_plain(model, coords, options)
     batch = coords.shape[0]
     found = _decode_plain(model, all_symmetries(coords), options)  # (8 * batch, keep, n)
