@@ -47,7 +47,10 @@ def reinforce_loss(
     """`(L(π) − b(s)) · log p(π|s)` averaged over sampled tours (batch, n, 2) → scalar.
 
     A multi-start baseline (POMO) samples one tour from each of `starts` start cities; the
-    others sample one tour per instance from the model's own first-step choice.
+    others sample one tour per instance from the model's own first-step choice. POMO leaves the
+    first step (the placeholder context) untrained; here it is trained too, by the exact
+    gradient of the expected length over the starts tried, `Σ_s p(s) (L_s − b)`, so that greedy
+    decoding starts where tours tend to be short.
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
@@ -62,7 +65,12 @@ def reinforce_loss(
     )
     lengths = tour_lengths(coords, rollouts.tours)  # (batch, s)
     reference = baseline.evaluate(coords, lengths).detach()  # (batch, s)
-    loss = ((lengths - reference) * rollouts.log_likelihood).mean()
+    advantage = lengths - reference
+    loss = (advantage * rollouts.log_likelihood).mean()
+    if first is not None:
+        no_city_visited = torch.zeros(batch, 1, n, device=coords.device)
+        start_log_probs = model.decoder.log_probs(cache, cache.query_start, no_city_visited).squeeze(1)  # (b, n)
+        loss = loss + (start_log_probs.exp().gather(1, first) * advantage).sum(dim=1).mean()
     return StepResult(loss, lengths.mean().item(), reference.mean().item())
 
 
