@@ -150,6 +150,7 @@ class Trainer:
         if options.threads:
             torch.set_num_threads(options.threads)
         self.reference: ReferenceSet | None = None
+        self._order: tuple[int, torch.Tensor] | None = None
         if options.supervised:
             self.reference = load_reference_set(Path(options.supervised))
             if self.reference.n != options.nodes:
@@ -244,14 +245,20 @@ class Trainer:
         self.generator.set_state(state["generator"])
         self.progress = _Progress(**state["progress"])
 
+    def _epoch_order(self) -> torch.Tensor:
+        """This epoch's permutation of the reference set (a function of seed and epoch only)."""
+        epoch = self.progress.epoch
+        if self._order is None or self._order[0] != epoch:
+            generator = torch.Generator().manual_seed(self.options.seed * 100_003 + epoch)
+            self._order = (epoch, torch.randperm(len(self.reference), generator=generator))
+        return self._order[1]
+
     def _step(self) -> StepResult:
+        """The loss of the next batch: teacher forcing with `--supervised`, else REINFORCE."""
         options, progress = self.options, self.progress
         if self.reference is not None:
-            order = torch.randperm(
-                len(self.reference), generator=torch.Generator().manual_seed(options.seed * 100_003 + progress.epoch)
-            )
-            wanted = torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size) % len(order)
-            index = order[wanted]
+            order = self._epoch_order()
+            index = order[torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size) % len(order)]
             symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
             coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
             tours = self.reference.tours[index].to(self.device)
