@@ -163,7 +163,7 @@ def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[
     )
 
 
-def _total(rows: Sequence[BenchRow]) -> BenchRow:
+def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
     """One row over all TSPLIB instances of a pipeline: means over instances, seconds added up."""
     lengths = [row.mean_length for row in rows]
     known = all(row.mean_reference is not None for row in rows)
@@ -171,7 +171,7 @@ def _total(rows: Sequence[BenchRow]) -> BenchRow:
     seconds = sum(row.seconds_per_instance * row.instances for row in rows)
     gaps = [gap for row in rows for gap in row.gaps_pct]
     return BenchRow(
-        dataset=f"{TSPLIB_TOTAL} ({len(rows)})", decode=rows[0].decode, instances=len(rows),
+        dataset=f"{TSPLIB_TOTAL} ({len(rows)})", decode=pipeline.label(), instances=len(rows),
         mean_length=float(np.mean(lengths)), mean_reference=float(np.mean(references)) if known else None,
         gap_mean_pct=float(np.mean(gaps)) if known else None,
         gap_of_means_pct=100 * (np.mean(lengths) - np.mean(references)) / np.mean(references) if known else None,
@@ -201,7 +201,7 @@ def run_bench(
         rows += pipeline_rows
         tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets) if dataset.tsplib]
         if len(tsplib_rows) > 1:
-            rows.append(_total(tsplib_rows))
+            rows.append(_total(pipeline, tsplib_rows))
     return rows
 
 

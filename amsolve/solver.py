@@ -54,8 +54,8 @@ class SolveOptions:
             raise InputError("--time-limit must be a number of seconds, 0 or more")
 
 
-    def label(self, n: int) -> str:
-        """The pipeline's name in tables for `n` cities, e.g. `multistart×8+2opt+oropt`."""
+    def label(self, n: int | None = None) -> str:
+        """The pipeline's name in tables (for `n` cities), e.g. `multistart20×8+2opt+oropt`."""
         decoder = self.decode.label(n)
         return decoder if self.local_search == "none" else f"{decoder}+{self.local_search}"
 

@@ -105,7 +105,7 @@ def rollout(
         if log_likelihood is not None:
             log_likelihood = log_likelihood + log_probs.gather(-1, first.unsqueeze(-1)).squeeze(-1)
     query_fixed = cache.query_graph + gather_rows(cache.query_first, first)  # (b, s, dim)
-    mask.scatter_(-1, first.unsqueeze(-1), -math.inf)
+    mask = mask.scatter(-1, first.unsqueeze(-1), -math.inf)
     last = first
     steps = [first]
     for _ in range(n - 2):
@@ -114,7 +114,7 @@ def rollout(
         last = select(log_probs)
         if log_likelihood is not None:
             log_likelihood = log_likelihood + log_probs.gather(-1, last.unsqueeze(-1)).squeeze(-1)
-        mask.scatter_(-1, last.unsqueeze(-1), -math.inf)  # in place: no op saves the mask for backward
+        mask = mask.scatter(-1, last.unsqueeze(-1), -math.inf)  # a new tensor: attention saves the old one
         steps.append(last)
     steps.append(mask.argmax(dim=-1))  # the one city left (mask 0): probability 1
     return Rollouts(torch.stack(steps, dim=-1), log_likelihood)

@@ -12,7 +12,14 @@ import math
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+
+FUSED_ATTENTION_ROLLOUTS = 32
+"""The glimpse runs in torch's fused attention kernel when gradients are needed (1.3-2.7× faster
+forward+backward on this CPU, measured for training shapes) or with at least this many rollouts
+per instance (2× faster for 50-100 rollouts); a plain softmax is faster for a few rollouts."""
 
 
 @dataclass(frozen=True)
@@ -20,7 +27,7 @@ class DecoderCache:
     """Everything a decoding step needs that does not change during decoding."""
 
     # Contiguous, so that the per-step products never copy them.
-    glimpse_keys: torch.Tensor  # (batch, heads, head_dim, n), pre-scaled by 1/sqrt(head_dim)
+    glimpse_keys: torch.Tensor  # (batch, heads, n, head_dim), pre-scaled by 1/sqrt(head_dim)
     glimpse_values: torch.Tensor  # (batch, heads, n, head_dim)
     logit_keys: torch.Tensor  # (batch, dim, n), W_out folded in, pre-scaled by 1/sqrt(dim)
     query_graph: torch.Tensor  # (batch, 1, dim)
@@ -60,7 +67,7 @@ class Decoder(nn.Module):
         batch, n, dim = nodes.shape
         head_dim = dim // self.n_heads
         keys, values, logit_keys = self.project_nodes(nodes).chunk(3, dim=-1)  # each (batch, n, dim)
-        keys = keys.view(batch, n, self.n_heads, head_dim).permute(0, 2, 3, 1)  # (batch, heads, hd, n)
+        keys = keys.view(batch, n, self.n_heads, head_dim).transpose(1, 2)  # (batch, heads, n, hd)
         values = values.view(batch, n, self.n_heads, head_dim).transpose(1, 2)  # (batch, heads, n, hd)
         logit_keys = logit_keys @ self.project_out.weight  # (batch, n, dim)
         weight_last, weight_first = self.project_step.weight.chunk(2, dim=1)  # each (dim, dim)
@@ -81,13 +88,19 @@ class Decoder(nn.Module):
 
         `query` (batch, s, dim) is the projected context; `mask` (batch, s, n) is an additive
         mask, −inf for cities already in the tour (probability zero) and 0 elsewhere. Adding a
-        float mask costs a tenth of a boolean `masked_fill` over the heads on this CPU.
+        float mask costs a tenth of a boolean `masked_fill` over the heads on this CPU. The
+        glimpse uses the fused attention kernel where it pays (see FUSED_ATTENTION_ROLLOUTS).
         """
         batch, rollouts, dim = query.shape
         head_dim = dim // self.n_heads
         heads = query.view(batch, rollouts, self.n_heads, head_dim).transpose(1, 2)  # (b, h, s, hd)
-        scores = (heads @ cache.glimpse_keys).add_(mask.unsqueeze(1))  # (b, h, s, n)
-        glimpse = scores.softmax(dim=-1) @ cache.glimpse_values  # (b, h, s, hd)
+        if torch.is_grad_enabled() or rollouts >= FUSED_ATTENTION_ROLLOUTS:
+            glimpse = F.scaled_dot_product_attention(
+                heads, cache.glimpse_keys, cache.glimpse_values, attn_mask=mask.unsqueeze(1), scale=1.0
+            )  # (b, h, s, hd)
+        else:
+            scores = (heads @ cache.glimpse_keys.transpose(-1, -2)).add_(mask.unsqueeze(1))  # (b, h, s, n)
+            glimpse = scores.softmax(dim=-1) @ cache.glimpse_values  # (b, h, s, hd)
         glimpse = glimpse.transpose(1, 2).reshape(batch, rollouts, dim)  # (b, s, dim)
         logits = torch.tanh(glimpse @ cache.logit_keys) * self.tanh_clip  # (b, s, n)
         return (logits + mask).log_softmax(dim=-1)

@@ -275,7 +275,7 @@ class Trainer:
         greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()
         subset = coords[: self.options.val_multistart_size]
         multistart = torch.cat(
-            [decode(self.model, chunk, DecodeOptions("multistart", augment=True)).lengths[:, 0] for chunk in subset.split(64)]
+            [decode(self.model, chunk, DecodeOptions("multistart", starts=self.options.nodes, augment=True)).lengths[:, 0] for chunk in subset.split(64)]
         ).double().cpu()
         figures = {"greedy_length": greedy.mean().item(), "multistart8_length": multistart.mean().item()}
         if isinstance(self.validation, ReferenceSet):
