@@ -21,7 +21,7 @@ from amsolve.errors import InputError, TourError
 from amsolve.io import read_dataset, read_tsplib
 from amsolve.io.text import write_text_atomic
 from amsolve.problem import Instance
-from amsolve.solver import SolveOptions, Solution, solve_instances
+from amsolve.solver import Solution, SolveOptions, solve_instances
 
 SUITE_DIR = Path(__file__).resolve().parent / "benchdata"
 """The default suite shipped with the package: small uniform sets and TSPLIB instances."""
@@ -61,11 +61,18 @@ class BenchRow:
     def as_json(self) -> dict[str, object]:
         """The row as `bench --json` prints it."""
         return {
-            "dataset": self.dataset, "decode": self.decode, "instances": self.instances,
-            "mean_length": self.mean_length, "mean_reference": self.mean_reference,
-            "gap_mean_pct": self.gap_mean_pct, "gap_of_means_pct": self.gap_of_means_pct,
-            "gap_max_pct": self.gap_max_pct, "seconds_per_instance": self.seconds_per_instance,
-            "instances_per_second": self.instances_per_second, "batch_size": self.batch_size, "device": self.device,
+            "dataset": self.dataset,
+            "decode": self.decode,
+            "instances": self.instances,
+            "mean_length": self.mean_length,
+            "mean_reference": self.mean_reference,
+            "gap_mean_pct": self.gap_mean_pct,
+            "gap_of_means_pct": self.gap_of_means_pct,
+            "gap_max_pct": self.gap_max_pct,
+            "seconds_per_instance": self.seconds_per_instance,
+            "instances_per_second": self.instances_per_second,
+            "batch_size": self.batch_size,
+            "device": self.device,
         }
 
 
@@ -126,7 +133,9 @@ def collect_datasets(paths: Sequence[Path], optima: dict[str, float], limit: int
             instances = read_dataset(path, limit)
             for instance in instances:
                 if instance.reference_length is None:
-                    raise InputError(f"{instance.source}: no reference tour (a benchmark line needs `output t1 ... tn t1`)")
+                    raise InputError(
+                        f"{instance.source}: no reference tour (a benchmark line needs `output t1 ... tn t1`)"
+                    )
             datasets.append(Dataset(path.stem, instances, tsplib=False))
     return datasets
 
@@ -152,13 +161,20 @@ def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[
         if solution.instance.reference_is_optimal and solution.length < solution.reference
     ]
     return BenchRow(
-        dataset=dataset, decode=solutions[0].pipeline, instances=len(solutions), mean_length=float(lengths.mean()),
+        dataset=dataset,
+        decode=solutions[0].pipeline,
+        instances=len(solutions),
+        mean_length=float(lengths.mean()),
         mean_reference=mean_reference,
         gap_mean_pct=float(np.mean(gaps)) if known else None,
         gap_of_means_pct=100 * (lengths.mean() - mean_reference) / mean_reference if known else None,
         gap_max_pct=float(np.max(gaps)) if known else None,
-        seconds_per_instance=seconds / len(solutions), instances_per_second=len(solutions) / seconds if seconds > 0 else math.inf,
-        batch_size=pipeline.batch_size, device=device, below_optimal=below, gaps_pct=gaps,
+        seconds_per_instance=seconds / len(solutions),
+        instances_per_second=len(solutions) / seconds if seconds > 0 else math.inf,
+        batch_size=pipeline.batch_size,
+        device=device,
+        below_optimal=below,
+        gaps_pct=gaps,
         seconds=[solution.seconds for solution in solutions],
     )
 
@@ -171,14 +187,20 @@ def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
     seconds = sum(row.seconds_per_instance * row.instances for row in rows)
     gaps = [gap for row in rows for gap in row.gaps_pct]
     return BenchRow(
-        dataset=f"{TSPLIB_TOTAL} ({len(rows)})", decode=pipeline.label(), instances=len(rows),
-        mean_length=float(np.mean(lengths)), mean_reference=float(np.mean(references)) if known else None,
+        dataset=f"{TSPLIB_TOTAL} ({len(rows)})",
+        decode=pipeline.label(),
+        instances=len(rows),
+        mean_length=float(np.mean(lengths)),
+        mean_reference=float(np.mean(references)) if known else None,
         gap_mean_pct=float(np.mean(gaps)) if known else None,
         gap_of_means_pct=100 * (np.mean(lengths) - np.mean(references)) / np.mean(references) if known else None,
         gap_max_pct=float(np.max(gaps)) if known else None,
-        seconds_per_instance=seconds / len(rows), instances_per_second=len(rows) / seconds if seconds > 0 else math.inf,
-        batch_size=rows[0].batch_size, device=rows[0].device,
-        below_optimal=[name for row in rows for name in row.below_optimal], gaps_pct=gaps,
+        seconds_per_instance=seconds / len(rows),
+        instances_per_second=len(rows) / seconds if seconds > 0 else math.inf,
+        batch_size=rows[0].batch_size,
+        device=rows[0].device,
+        below_optimal=[name for row in rows for name in row.below_optimal],
+        gaps_pct=gaps,
         seconds=[second for row in rows for second in row.seconds],
     )
 
@@ -199,7 +221,7 @@ def run_bench(
             solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress)
             pipeline_rows.append(_row(dataset.name, pipeline, device, solutions, time.perf_counter() - started))
         rows += pipeline_rows
-        tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets) if dataset.tsplib]
+        tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets, strict=True) if dataset.tsplib]
         if len(tsplib_rows) > 1:
             rows.append(_total(pipeline, tsplib_rows))
     return rows

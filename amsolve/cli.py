@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -32,7 +32,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _options(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
 ) -> None:
     """Solve travelling salesman problems with an Attention Model trained by REINFORCE."""
 
@@ -49,43 +51,77 @@ def user_errors() -> Iterator[None]:
 
 @app.command()
 def solve(
-    files: Annotated[list[Path], typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or Concorde-style dataset files.", show_default=False)],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or Concorde-style dataset files.", show_default=False),
+    ],
     decode: Annotated[str, typer.Option(help="Decoder: greedy, sample, beam or multistart.")] = "multistart",
     samples: Annotated[int, typer.Option(help="sample: tours sampled per instance.")] = 128,
     temperature: Annotated[float, typer.Option(help="sample: softmax temperature.")] = 1.0,
     beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
-    starts: Annotated[Optional[int], typer.Option(help="multistart: start cities (default: all).")] = None,
-    augment: Annotated[Optional[bool], typer.Option("--augment/--no-augment", help="Also decode the 8 symmetries of each instance and keep the best (default: up to 1,000 cities).", show_default=False)] = None,
-    local_search: Annotated[str, typer.Option(help="Local search on the decoded tours: none, 2opt or 2opt+oropt.")] = "2opt+oropt",
+    starts: Annotated[int | None, typer.Option(help="multistart: start cities (default: all).")] = None,
+    augment: Annotated[
+        bool | None,
+        typer.Option(
+            "--augment/--no-augment",
+            help="Also decode the 8 symmetries of each instance and keep the best (default: up to 1,000 cities).",
+            show_default=False,
+        ),
+    ] = None,
+    local_search: Annotated[
+        str, typer.Option(help="Local search on the decoded tours: none, 2opt or 2opt+oropt.")
+    ] = "2opt+oropt",
     improve: Annotated[int, typer.Option(help="Local search is applied to this many of the best decoded tours.")] = 1,
-    time_limit: Annotated[Optional[float], typer.Option(help="Seconds per instance for decoding + local search; time left goes to iterated local search. Default: 1 ms per city.")] = None,
-    model: Annotated[Optional[str], typer.Option(help="Shipped model name or model directory (default: nearest in size).")] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds per instance, all included; time left after local search goes to iterated local search. "
+            "Default: local search to its optimum, then 1 ms per city."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
+    ] = None,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
     file_format: Annotated[str, typer.Option("--format", help="auto, tsplib, csv or dataset.")] = "auto",
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N instances of a dataset file.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N instances of a dataset file.")] = None,
     batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
-    tour_out: Annotated[Optional[Path], typer.Option(help="Write each tour as a TSPLIB .tour file into this directory.")] = None,
+    tour_out: Annotated[
+        Path | None, typer.Option(help="Write each tour as a TSPLIB .tour file into this directory.")
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing .tour and plot files.")] = False,
-    plot: Annotated[Optional[Path], typer.Option(help="Draw the (first) tour over its cities into this PNG file.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Draw the (first) tour over its cities into this PNG file.")] = None,
     show_tour: Annotated[bool, typer.Option("--show-tour", help="Show whole tours, not a shortened form.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")
+    ] = False,
 ) -> None:
     """Solve instances with a pretrained model and print each tour and its length."""
     from amsolve.decode.strategies import DecodeOptions
+    from amsolve.figures import plot_tour
     from amsolve.io import load_instances
+    from amsolve.outputs import check_writable, tour_paths, write_tours
     from amsolve.render import ProgressBar, render_solutions, solutions_json
     from amsolve.solver import SolveOptions, solve_instances
-    from amsolve.figures import plot_tour
-    from amsolve.outputs import check_writable, tour_paths, write_tours
 
     with user_errors():
         options = SolveOptions(
             decode=DecodeOptions(
-                strategy=decode, samples=samples, temperature=temperature, beam_width=beam_width,
-                starts=starts, augment=augment, keep=improve, seed=seed,
+                strategy=decode,
+                samples=samples,
+                temperature=temperature,
+                beam_width=beam_width,
+                starts=starts,
+                augment=augment,
+                keep=improve,
+                seed=seed,
             ),
-            local_search=local_search, model=model, device=device, batch_size=batch_size, time_limit=time_limit,
+            local_search=local_search,
+            model=model,
+            device=device,
+            batch_size=batch_size,
+            time_limit=time_limit,
         )
         if limit is not None and limit < 1:
             raise InputError("--limit must be at least 1")
@@ -108,31 +144,51 @@ def solve(
 
 @app.command()
 def bench(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Dataset files, TSPLIB .tsp files or directories (default: the shipped suite).", show_default=False)] = None,
-    decode: Annotated[str, typer.Option(help="Comma-separated pipelines DECODER[x8][+LOCALSEARCH], e.g. greedy,beam,multistartx8+2opt+oropt.")] = "greedy,multistartx8,multistartx8+2opt+oropt",
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Dataset files, TSPLIB .tsp files or directories (default: the shipped suite).", show_default=False
+        ),
+    ] = None,
+    decode: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated pipelines DECODER[x8][+LOCALSEARCH], e.g. greedy,beam,multistartx8+2opt+oropt."
+        ),
+    ] = "greedy,multistartx8,multistartx8+2opt+oropt",
     samples: Annotated[int, typer.Option(help="sample: tours sampled per instance.")] = 128,
     beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
-    starts: Annotated[Optional[int], typer.Option(help="multistart: start cities (default: all).")] = None,
-    augment: Annotated[bool, typer.Option(help="Augment every pipeline ×8 (or per pipeline with the x8 suffix).")] = False,
-    model: Annotated[Optional[str], typer.Option(help="Shipped model name or model directory (default: nearest in size).")] = None,
+    starts: Annotated[int | None, typer.Option(help="multistart: start cities (default: all).")] = None,
+    augment: Annotated[
+        bool, typer.Option(help="Augment every pipeline ×8 (or per pipeline with the x8 suffix).")
+    ] = False,
+    model: Annotated[
+        str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
+    ] = None,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N instances of each dataset file.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N instances of each dataset file.")] = None,
     batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
-    time_limit: Annotated[Optional[float], typer.Option(help="Pipelines with local search: seconds per instance (default: 1 ms per city).")] = None,
-    optima: Annotated[Optional[Path], typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")] = None,
-    csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
-    plot: Annotated[Optional[Path], typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
+    time_limit: Annotated[
+        float | None, typer.Option(help="Pipelines with local search: seconds per instance (default: 1 ms per city).")
+    ] = None,
+    optima: Annotated[
+        Path | None, typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")
+    ] = None,
+    csv_out: Annotated[Path | None, typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing --csv and --plot files.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")
+    ] = False,
 ) -> None:
     """Measure gaps and times against reference tours and TSPLIB optima."""
     from amsolve.bench import collect_datasets, default_datasets, read_optima, run_bench, write_csv
     from amsolve.decode.strategies import DecodeOptions
     from amsolve.device import resolve_device
+    from amsolve.figures import plot_bench
     from amsolve.outputs import check_writable
     from amsolve.pipeline import parse_pipelines
-    from amsolve.figures import plot_bench
     from amsolve.render import ProgressBar, bench_json, render_bench
     from amsolve.solver import SolveOptions
 
@@ -141,7 +197,11 @@ def bench(
             raise InputError("--limit must be at least 1")
         template = SolveOptions(
             decode=DecodeOptions(samples=samples, beam_width=beam_width, starts=starts, augment=augment, seed=seed),
-            local_search="none", model=model, device=device, batch_size=batch_size, time_limit=time_limit,
+            local_search="none",
+            model=model,
+            device=device,
+            batch_size=batch_size,
+            time_limit=time_limit,
         )
         pipelines = parse_pipelines(decode, template)
         check_writable([path for path in (csv_out, plot) if path is not None], force)
@@ -163,10 +223,19 @@ def bench(
 @app.command()
 def train(
     nodes: Annotated[int, typer.Option(help="Cities per training instance.")] = 20,
-    out: Annotated[Path, typer.Option(help="Output directory: weights, config, checkpoint, log, model card.")] = Path("runs/tsp20"),
-    baseline: Annotated[str, typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.")] = "shared",
-    starts: Annotated[Optional[int], typer.Option(help="Shared baseline: start cities sampled per instance (default: all).")] = None,
-    supervised: Annotated[Optional[Path], typer.Option(help="Teacher forcing on this dataset's reference tours instead of REINFORCE (a warm start).")] = None,
+    out: Annotated[Path, typer.Option(help="Output directory: weights, config, checkpoint, log, model card.")] = Path(
+        "runs/tsp20"
+    ),
+    baseline: Annotated[
+        str, typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.")
+    ] = "shared",
+    starts: Annotated[
+        int | None, typer.Option(help="Shared baseline: start cities sampled per instance (default: all).")
+    ] = None,
+    supervised: Annotated[
+        Path | None,
+        typer.Option(help="Teacher forcing on this dataset's reference tours instead of REINFORCE (a warm start)."),
+    ] = None,
     trajectories: Annotated[int, typer.Option(help="Teacher forcing: sequences read from each reference tour.")] = 8,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
@@ -175,23 +244,42 @@ def train(
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
     device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")] = False,
-    init_from: Annotated[Optional[str], typer.Option(help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20.")] = None,
-    val_set: Annotated[Optional[Path], typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")] = None,
+    init_from: Annotated[
+        str | None,
+        typer.Option(help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20."),
+    ] = None,
+    val_set: Annotated[
+        Path | None, typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")
+    ] = None,
     val_size: Annotated[int, typer.Option(help="Validation instances (random ones unless --val-set).")] = 1000,
-    max_time: Annotated[Optional[float], typer.Option(help="Stop cleanly after this many seconds.")] = None,
-    threads: Annotated[Optional[int], typer.Option(help="CPU threads for torch (default: torch's choice).")] = None,
+    max_time: Annotated[float | None, typer.Option(help="Stop cleanly after this many seconds.")] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for torch (default: torch's choice).")] = None,
 ) -> None:
     """Train a model with REINFORCE and write its weights to --out."""
     from amsolve.render import TrainingDisplay, render_train_summary
-    from amsolve.train.trainer import TrainOptions, train as run_training
+    from amsolve.train.trainer import TrainOptions
+    from amsolve.train.trainer import train as run_training
 
     with user_errors():
         options = TrainOptions(
-            nodes=nodes, out=str(out), baseline=baseline, starts=starts,
-            supervised=str(supervised) if supervised else None, trajectories=trajectories, epochs=epochs,
-            epoch_size=epoch_size, batch_size=batch_size, lr=lr, seed=seed, device=device,
-            init_from=init_from, val_set=str(val_set) if val_set else None, val_size=val_size,
-            max_time=max_time, threads=threads, command=shlex.join(["amsolve", *sys.argv[1:]]),
+            nodes=nodes,
+            out=str(out),
+            baseline=baseline,
+            starts=starts,
+            supervised=str(supervised) if supervised else None,
+            trajectories=trajectories,
+            epochs=epochs,
+            epoch_size=epoch_size,
+            batch_size=batch_size,
+            lr=lr,
+            seed=seed,
+            device=device,
+            init_from=init_from,
+            val_set=str(val_set) if val_set else None,
+            val_size=val_size,
+            max_time=max_time,
+            threads=threads,
+            command=shlex.join(["amsolve", *sys.argv[1:]]),
         )
         with TrainingDisplay() as display:
             summary = run_training(options, resume=resume, on_event=display)

@@ -64,7 +64,7 @@ def plot_bench(path: Path, rows: Sequence[BenchRow], force: bool) -> None:
     plt = pyplot()
     panels = list(dict.fromkeys(row.decode for row in rows))
     figure, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False, sharey=True)
-    for axis, decode in zip(axes[0], panels):
+    for axis, decode in zip(axes[0], panels, strict=True):
         for row in rows:
             if row.decode == decode and row.gaps_pct and not row.dataset.startswith(TSPLIB_TOTAL):
                 axis.scatter(row.seconds, row.gaps_pct, s=8, alpha=0.6, label=row.dataset)

@@ -33,6 +33,6 @@ def write_tours(directory: Path, solutions: Sequence[Solution], force: bool) -> 
     """Writes each solution as a TSPLIB `.tour` file with the file's own city ids."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = tour_paths(directory, [solution.instance for solution in solutions])
-    for path, solution in zip(paths, solutions):
+    for path, solution in zip(paths, solutions, strict=True):
         write_tour(path, solution.instance.name, solution.instance.tour_ids(solution.tour), solution.length, force)
     return paths

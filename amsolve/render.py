@@ -26,7 +26,9 @@ class TrainingDisplay:
             TextColumn("epoch {task.fields[epoch]}"),
             BarColumn(),
             TextColumn("{task.completed}/{task.total} steps"),
-            TextColumn("loss {task.fields[loss]:.4f} length {task.fields[length]:.4f} baseline {task.fields[baseline]:.4f}"),
+            TextColumn(
+                "loss {task.fields[loss]:.4f} length {task.fields[length]:.4f} baseline {task.fields[baseline]:.4f}"
+            ),
             TextColumn("{task.fields[rate]:.0f} inst/s"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
@@ -49,12 +51,20 @@ class TrainingDisplay:
         elif event.kind == "step":
             figures = event.figures
             self.progress.update(
-                self.task, completed=event.step, loss=figures["loss"], length=figures["length"],
-                baseline=figures["baseline"], rate=figures["instances_per_s"],
+                self.task,
+                completed=event.step,
+                loss=figures["loss"],
+                length=figures["length"],
+                baseline=figures["baseline"],
+                rate=figures["instances_per_s"],
             )
         elif event.kind == "epoch":
             figures = event.figures
-            parts = [f"epoch {figures['epoch']}", f"{figures['instances_seen']:,} instances", f"{figures['wall_seconds'] / 3600:.2f} h"]
+            parts = [
+                f"epoch {figures['epoch']}",
+                f"{figures['instances_seen']:,} instances",
+                f"{figures['wall_seconds'] / 3600:.2f} h",
+            ]
             parts.append(f"greedy {figures['greedy_length']:.4f}")
             if "greedy_gap_pct" in figures:
                 parts.append(f"gap {figures['greedy_gap_pct']:.3f} %")
@@ -70,8 +80,14 @@ class TrainingDisplay:
 
     def _new_task(self, event: TrainEvent) -> None:
         self.task = self.progress.add_task(
-            "train", total=event.steps_per_epoch, completed=event.step, epoch=event.epoch + 1,
-            loss=0.0, length=0.0, baseline=0.0, rate=0.0,
+            "train",
+            total=event.steps_per_epoch,
+            completed=event.step,
+            epoch=event.epoch + 1,
+            loss=0.0,
+            length=0.0,
+            baseline=0.0,
+            rate=0.0,
         )
 
 
@@ -88,8 +104,14 @@ class ProgressBar:
 
     def __init__(self, total: int, description: str, enabled: bool = True) -> None:
         self.progress = Progress(
-            TextColumn(description), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-            TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True, disable=not enabled,
+            TextColumn(description),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+            disable=not enabled,
         )
         self.task = self.progress.add_task(description, total=total)
 
@@ -127,8 +149,13 @@ def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
     for solution in solutions:
         gap = solution.gap_pct
         table.add_row(
-            solution.instance.name, str(solution.instance.n), solution.pipeline, format_length(solution.length),
-            format_length(solution.reference), "–" if gap is None else f"{gap:.3f}", f"{solution.seconds:.3f}",
+            solution.instance.name,
+            str(solution.instance.n),
+            solution.pipeline,
+            format_length(solution.length),
+            format_length(solution.reference),
+            "–" if gap is None else f"{gap:.3f}",
+            f"{solution.seconds:.3f}",
             short_tour(solution.instance.tour_ids(solution.tour), show_tour),
         )
     Console(width=max(console.width, 120)).print(table)
@@ -136,21 +163,23 @@ def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
 
 def solutions_json(solutions: Sequence[Solution]) -> str:
     """The `--json` document of `amsolve solve`."""
-    return json.dumps({
-        "instances": [
-            {
-                "name": solution.instance.name,
-                "n": solution.instance.n,
-                "decode": solution.pipeline,
-                "length": solution.length,
-                "tour": solution.instance.tour_ids(solution.tour),
-                "reference": solution.reference,
-                "gap_pct": solution.gap_pct,
-                "seconds": solution.seconds,
-            }
-            for solution in solutions
-        ]
-    })
+    return json.dumps(
+        {
+            "instances": [
+                {
+                    "name": solution.instance.name,
+                    "n": solution.instance.n,
+                    "decode": solution.pipeline,
+                    "length": solution.length,
+                    "tour": solution.instance.tour_ids(solution.tour),
+                    "reference": solution.reference,
+                    "gap_pct": solution.gap_pct,
+                    "seconds": solution.seconds,
+                }
+                for solution in solutions
+            ]
+        }
+    )
 
 
 def _optional(value: float | None, digits: int = 3) -> str:
@@ -160,23 +189,45 @@ def _optional(value: float | None, digits: int = 3) -> str:
 def render_bench(rows: Sequence[BenchRow]) -> None:
     """The table of `amsolve bench`, on stdout, and warnings for tours shorter than an optimum."""
     table = Table(title="amsolve bench", title_justify="left")
-    headers = ("dataset", "decoder", "inst.", "mean length", "mean ref.", "gap %", "gap of means %",
-               "worst gap %", "s / inst.", "inst. / s", "batch", "device")
+    headers = (
+        "dataset",
+        "decoder",
+        "inst.",
+        "mean length",
+        "mean ref.",
+        "gap %",
+        "gap of means %",
+        "worst gap %",
+        "s / inst.",
+        "inst. / s",
+        "batch",
+        "device",
+    )
     for header in headers:
         table.add_column(header, justify="left" if header in ("dataset", "decoder", "device") else "right")
     for row in rows:
         table.add_row(
-            row.dataset, row.decode, str(row.instances), format_length(row.mean_length),
-            format_length(row.mean_reference), _optional(row.gap_mean_pct), _optional(row.gap_of_means_pct),
-            _optional(row.gap_max_pct), f"{row.seconds_per_instance:.4f}", f"{row.instances_per_second:.1f}",
-            str(row.batch_size), row.device,
+            row.dataset,
+            row.decode,
+            str(row.instances),
+            format_length(row.mean_length),
+            format_length(row.mean_reference),
+            _optional(row.gap_mean_pct),
+            _optional(row.gap_of_means_pct),
+            _optional(row.gap_max_pct),
+            f"{row.seconds_per_instance:.4f}",
+            f"{row.instances_per_second:.1f}",
+            str(row.batch_size),
+            row.device,
             end_section=row.dataset.startswith(TSPLIB_TOTAL),
         )
     Console(width=max(160, console.width)).print(table)
     for row in rows:
         if row.below_optimal and not row.dataset.startswith(TSPLIB_TOTAL):
-            console.print(f"[yellow]warning:[/yellow] {row.decode} found tours shorter than the optimum claimed for "
-                          f"{', '.join(row.below_optimal)}: check the reference")
+            console.print(
+                f"[yellow]warning:[/yellow] {row.decode} found tours shorter than the optimum claimed for "
+                f"{', '.join(row.below_optimal)}: check the reference"
+            )
 
 
 def bench_json(rows: Sequence[BenchRow]) -> str:

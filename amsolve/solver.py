@@ -22,7 +22,6 @@ from amsolve.model.registry import load_model, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search
 
-
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, local search runs to its local optimum and iterated local search then
 gets 1 ms per city (0.1 s at 100 cities, 1 s at 1,000)."""
@@ -52,7 +51,6 @@ class SolveOptions:
             raise InputError("--batch-size must be at least 1")
         if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):
             raise InputError("--time-limit must be a number of seconds, 0 or more")
-
 
     def label(self, n: int | None = None) -> str:
         """The pipeline's name in tables (for `n` cities), e.g. `multistart20×8+2opt+oropt`."""
@@ -97,7 +95,9 @@ class ModelCache:
         return name, self.loaded[name]
 
 
-def _finish(instance: Instance, tours: np.ndarray, options: SolveOptions, decoded_seconds: float) -> tuple[np.ndarray, float]:
+def _finish(
+    instance: Instance, tours: np.ndarray, options: SolveOptions, decoded_seconds: float
+) -> tuple[np.ndarray, float]:
     """Local search on the decoded tours (k, n), then kicks on the best one while time is left."""
     if options.time_limit is None:
         local_search_deadline = None
@@ -109,8 +109,9 @@ def _finish(instance: Instance, tours: np.ndarray, options: SolveOptions, decode
     best = tours[int(np.argmin(lengths))]
     deadline = local_search_deadline or time.perf_counter() + AUTO_SECONDS_PER_CITY * instance.n
     if options.local_search != "none" and time.perf_counter() < deadline:
-        best, _ = iterated_local_search(instance.coords, instance.metric, best, deadline, seed=options.decode.seed,
-                                        method=options.local_search)
+        best, _ = iterated_local_search(
+            instance.coords, instance.metric, best, deadline, seed=options.decode.seed, method=options.local_search
+        )
     tour = instance.validate_tour(best)
     return tour, instance.tour_length(tour)
 
@@ -124,7 +125,7 @@ def _solve_batch(
     candidates = decode(model, coords, options.decode).tours.cpu().numpy()  # (batch, keep, n)
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
-    for instance, tours in zip(instances, candidates):
+    for instance, tours in zip(instances, candidates, strict=True):
         began = time.perf_counter()
         tour, length = _finish(instance, tours, options, decoded_seconds)
         seconds = decoded_seconds + time.perf_counter() - began
@@ -148,7 +149,9 @@ def solve_instances(
         model_name, model = models.for_size(n)
         for begin in range(0, len(indices), options.batch_size):
             chunk = indices[begin : begin + options.batch_size]
-            for index, solution in zip(chunk, _solve_batch([instances[i] for i in chunk], model_name, model, options, device)):
+            for index, solution in zip(
+                chunk, _solve_batch([instances[i] for i in chunk], model_name, model, options, device), strict=True
+            ):
                 solutions[index] = solution
             on_progress(len(chunk))
     return [solutions[index] for index in range(len(instances))]

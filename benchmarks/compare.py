@@ -81,18 +81,24 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for dataset in datasets:
         print(classical_row("LKH-3 (elkai, 1 run)", dataset.name, dataset.instances, lambda i: lkh_tour(i, runs=1)))
-        print(classical_row(
-            "nearest neighbour + 2-opt", dataset.name, dataset.instances,
-            lambda i: improve_tours(i.coords, i.metric, nearest_neighbour_tour(i.coords)[None], "2opt")[0][0],
-        ))
+        print(
+            classical_row(
+                "nearest neighbour + 2-opt",
+                dataset.name,
+                dataset.instances,
+                lambda i: improve_tours(i.coords, i.metric, nearest_neighbour_tour(i.coords)[None], "2opt")[0][0],
+            )
+        )
         pipelines = [
             SolveOptions(decode=DecodeOptions("greedy"), local_search="none"),
             SolveOptions(decode=DecodeOptions("multistart", augment=True), local_search="none"),
             SolveOptions(),  # the default pipeline
         ]
         for row in run_bench([dataset], pipelines, "cpu"):
-            print(f"| {dataset.name} | amsolve {row.decode} | {row.instances} | {row.gap_mean_pct:.3f} | "
-                  f"{row.seconds_per_instance:.4f} |")
+            print(
+                f"| {dataset.name} | amsolve {row.decode} | {row.instances} | {row.gap_mean_pct:.3f} | "
+                f"{row.seconds_per_instance:.4f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -59,7 +59,9 @@ def solve_command(path: Path, decode_name: str) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--tsplib", type=Path, default=Path(__file__).resolve().parents[2] / "shared/tsplib/dsj1000.tsp")
+    parser.add_argument(
+        "--tsplib", type=Path, default=Path(__file__).resolve().parents[2] / "shared/tsplib/dsj1000.tsp"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     name, model = model_for(100)

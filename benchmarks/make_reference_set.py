@@ -34,7 +34,9 @@ def solve(coords: np.ndarray, runs: int, fast: bool) -> np.ndarray:
         problem += "".join(f"{i + 1} {x * SCALE:.0f} {y * SCALE:.0f}\n" for i, (x, y) in enumerate(coords))
         tour = np.array(_elkai.solve_problem("PROBLEM_FILE = :stdin:\n" + FAST_PARAMETERS, problem)) - 1
     else:
-        cities = elkai.Coordinates2D({index: (float(x * SCALE), float(y * SCALE)) for index, (x, y) in enumerate(coords)})
+        cities = elkai.Coordinates2D(
+            {index: (float(x * SCALE), float(y * SCALE)) for index, (x, y) in enumerate(coords)}
+        )
         tour = np.array(cities.solve_tsp(runs=runs)[:-1], dtype=np.int64)
     return np.roll(tour, -int(np.argmax(tour == 0)))
 
@@ -61,9 +63,11 @@ def main() -> None:
         tours = pool.map(_solve_star, [(instance, args.runs, args.fast) for instance in coords], chunksize=16)
     seconds = time.perf_counter() - started
     write_dataset(args.out, list(coords), tours, force=args.force)
-    mean = np.mean([tour_length(instance, "EUCLIDEAN", tour) for instance, tour in zip(coords, tours)])
-    print(f"{args.out}: {args.count} instances of {args.nodes} cities, mean reference length {mean:.5f}, "
-          f"{seconds:.0f} s ({seconds / args.count * 1000:.1f} ms per instance)")
+    mean = np.mean([tour_length(instance, "EUCLIDEAN", tour) for instance, tour in zip(coords, tours, strict=True)])
+    print(
+        f"{args.out}: {args.count} instances of {args.nodes} cities, mean reference length {mean:.5f}, "
+        f"{seconds:.0f} s ({seconds / args.count * 1000:.1f} ms per instance)"
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA
 from typer.testing import CliRunner
 
 from amsolve.bench import SUITE_DIR, collect_datasets, default_datasets, read_optima, run_bench
@@ -16,8 +17,6 @@ from amsolve.decode.strategies import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.io import write_dataset
 from amsolve.solver import SolveOptions
-
-from conftest import DATA
 
 runner = CliRunner()
 
@@ -75,22 +74,59 @@ def test_bench_json_gaps_equal_a_recomputation_from_solve_json(model_dir) -> Non
     bench = runner.invoke(app, ["bench", str(dataset), "--model", str(model_dir), "--decode", "beam", "--json"])
     assert bench.exit_code == 0, bench.output
     [row] = json.loads(bench.stdout)["rows"]
-    solved = runner.invoke(app, ["solve", str(dataset), "--model", str(model_dir), "--decode", "beam", "--no-augment",
-                                 "--local-search", "none", "--json"])
+    solved = runner.invoke(
+        app,
+        [
+            "solve",
+            str(dataset),
+            "--model",
+            str(model_dir),
+            "--decode",
+            "beam",
+            "--no-augment",
+            "--local-search",
+            "none",
+            "--json",
+        ],
+    )
     instances = json.loads(solved.stdout)["instances"]
     gaps = [(item["length"] - item["reference"]) / item["reference"] for item in instances]
     assert row["gap_mean_pct"] == pytest.approx(100 * np.mean(gaps), rel=1e-9)
     lengths, references = [i["length"] for i in instances], [i["reference"] for i in instances]
     assert row["gap_of_means_pct"] == pytest.approx(100 * (np.mean(lengths) / np.mean(references) - 1), rel=1e-9)
     assert row["gap_max_pct"] == pytest.approx(100 * max(gaps), rel=1e-9)
-    assert set(row) >= {"dataset", "decode", "instances", "mean_length", "mean_reference", "gap_mean_pct",
-                        "gap_of_means_pct", "gap_max_pct", "seconds_per_instance", "instances_per_second"}
+    assert set(row) >= {
+        "dataset",
+        "decode",
+        "instances",
+        "mean_length",
+        "mean_reference",
+        "gap_mean_pct",
+        "gap_of_means_pct",
+        "gap_max_pct",
+        "seconds_per_instance",
+        "instances_per_second",
+    }
 
 
 def test_tsplib_rows_add_up_to_a_total_and_csv_and_plot_are_written(tmp_path, model_dir) -> None:
     csv, plot = tmp_path / "rows.csv", tmp_path / "gaps.png"
-    result = runner.invoke(app, ["bench", str(DATA / "berlin52.tsp"), str(DATA / "att48.tsp"), "--model", str(model_dir),
-                                 "--decode", "greedy,greedyx8", "--csv", str(csv), "--plot", str(plot)])
+    result = runner.invoke(
+        app,
+        [
+            "bench",
+            str(DATA / "berlin52.tsp"),
+            str(DATA / "att48.tsp"),
+            "--model",
+            str(model_dir),
+            "--decode",
+            "greedy,greedyx8",
+            "--csv",
+            str(csv),
+            "--plot",
+            str(plot),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "TSPLIB total (2)" in result.stdout
     lines = csv.read_text().splitlines()
@@ -102,7 +138,9 @@ def test_tsplib_rows_add_up_to_a_total_and_csv_and_plot_are_written(tmp_path, mo
 
 
 def test_unknown_pipeline_is_a_one_line_error(model_dir) -> None:
-    result = runner.invoke(app, ["bench", str(DATA / "berlin52.tsp"), "--model", str(model_dir), "--decode", "greedy,warp"])
+    result = runner.invoke(
+        app, ["bench", str(DATA / "berlin52.tsp"), "--model", str(model_dir), "--decode", "greedy,warp"]
+    )
     assert result.exit_code == 2
     assert "unknown decoder 'warp'" in result.stderr and "\n" not in result.stderr.strip()
 

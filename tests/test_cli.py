@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
+from conftest import DATA
 from typer.testing import CliRunner
 
 from amsolve.cli import app
-
-from conftest import DATA
 
 runner = CliRunner()
 
@@ -40,7 +38,18 @@ def test_solve_json_is_one_document_with_file_ids(model_dir) -> None:
 
 
 def test_solve_table_names_instance_length_and_gap(model_dir) -> None:
-    result = invoke("solve", DATA / "tsp20_sample.txt", "--model", model_dir, "--limit", "2", "--decode", "beam", "--beam-width", "3")
+    result = invoke(
+        "solve",
+        DATA / "tsp20_sample.txt",
+        "--model",
+        model_dir,
+        "--limit",
+        "2",
+        "--decode",
+        "beam",
+        "--beam-width",
+        "3",
+    )
     assert result.exit_code == 0, result.output
     assert "tsp20_sample#1" in result.stdout and "tsp20_sample#2" in result.stdout
     assert "tsp20_sample#3" not in result.stdout
@@ -79,20 +88,39 @@ def test_plot_writes_a_png(model_dir, tmp_path) -> None:
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def tsplib(rows: str, dimension: int = 3, weights: str = "EUC_2D") -> str:
+    """A small TSPLIB file whose NODE_COORD_SECTION (from line 6 on) is `rows`."""
+    return f"NAME: x\nTYPE: TSP\nDIMENSION: {dimension}\nEDGE_WEIGHT_TYPE: {weights}\nNODE_COORD_SECTION\n{rows}EOF\n"
+
+
+EXPLICIT = "NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\n"
+EXPLICIT += "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n"
+
+
 @pytest.mark.parametrize(
     "content, expected",
     [
         (None, "no such file"),
         ("", "empty"),
-        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 abc\n3 2 2\nEOF\n", "line 7"),
-        ("NAME: x\nTYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 1\n3 2 2\nEOF\n", "DIMENSION"),
-        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n", "EXPLICIT"),
-        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 nan\n3 2 2\nEOF\n", "finite"),
-        ("NAME: x\nTYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 1\nEOF\n", "at least 3"),
-        ("NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n1 1 1\n3 2 2\nEOF\n", "duplicate"),
+        (tsplib("1 0 0\n2 1 abc\n3 2 2\n"), "line 7"),
+        (tsplib("1 0 0\n2 1 1\n3 2 2\n", dimension=4), "DIMENSION"),
+        (EXPLICIT, "EXPLICIT"),
+        (tsplib("1 0 0\n2 1 nan\n3 2 2\n"), "finite"),
+        (tsplib("1 0 0\n2 1 1\n", dimension=2), "at least 3"),
+        (tsplib("1 0 0\n1 1 1\n3 2 2\n"), "duplicate"),
         ("BOGUS HEADER\n", "format"),
     ],
-    ids=["missing", "empty", "non-numeric", "dimension", "explicit", "nan", "too-few", "duplicate-id", "unknown-format"],
+    ids=[
+        "missing",
+        "empty",
+        "non-numeric",
+        "dimension",
+        "explicit",
+        "nan",
+        "too-few",
+        "duplicate-id",
+        "unknown-format",
+    ],
 )
 def test_bad_input_is_one_line_and_nonzero(model_dir, tmp_path, content, expected) -> None:
     path = tmp_path / "bad.tsp" if content is None or content.startswith("NAME") else tmp_path / "bad.dat"
@@ -126,7 +154,11 @@ def test_corrupt_and_missing_weights_are_one_line_errors(model_dir, tmp_path) ->
     shutil.copytree(model_dir, broken)
     weights = broken / "model.pt"
     weights.write_bytes(weights.read_bytes()[:1000])  # truncated
-    for model, expected in ((broken, "model.pt"), (tmp_path / "nowhere", "no model"), (DATA / "berlin52.tsp", "directory")):
+    for model, expected in (
+        (broken, "model.pt"),
+        (tmp_path / "nowhere", "no model"),
+        (DATA / "berlin52.tsp", "directory"),
+    ):
         result = invoke("solve", DATA / "berlin52.tsp", "--model", model)
         assert result.exit_code == 2
         assert expected in error_line(result)

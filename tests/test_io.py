@@ -81,9 +81,7 @@ def test_opt_tours_in_tests_data_measure_the_published_optimum(name: str) -> Non
     assert instance.tour_length(instance.reference_tour) == OPTIMAL_IN_DATA[name]
 
 
-@pytest.mark.parametrize(
-    "tour_path", shared_opt_tours(), ids=lambda path: getattr(path, "name", "")
-)
+@pytest.mark.parametrize("tour_path", shared_opt_tours(), ids=lambda path: getattr(path, "name", ""))
 def test_shared_opt_tours_measure_optimal_csv(tour_path: Path) -> None:
     with (SHARED_TSPLIB / "optimal.csv").open() as table:
         optimal = {row["name"]: float(row["optimal"]) for row in csv.DictReader(table)}
@@ -357,9 +355,7 @@ def test_dataset_sample() -> None:
     assert len(instances) == 5
     first = instances[0]
     assert first.name == "tsp20_sample#1" and first.source == f"{DATA / 'tsp20_sample.txt'}:1"
-    assert (
-        first.n == 20 and first.metric == "EUCLIDEAN" and first.ids.tolist() == list(range(1, 21))
-    )
+    assert first.n == 20 and first.metric == "EUCLIDEAN" and first.ids.tolist() == list(range(1, 21))
     assert first.coords[0].tolist() == [0.178935, 0.639913]
     assert first.reference_tour[:3].tolist() == [0, 13, 9]  # "output 1 14 10 ..."
     assert not first.reference_is_optimal

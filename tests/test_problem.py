@@ -57,9 +57,7 @@ def geo_distance(p: tuple[float, float], q: tuple[float, float], pi: float) -> f
 def square(**fields: object) -> Instance:
     """A 3 x 4 rectangle with ids 10, 20, 30, 40 (perimeter 14)."""
     coords = np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0]])
-    return Instance(
-        **{"name": "rect", "coords": coords, "metric": "EUC_2D", "ids": [10, 20, 30, 40], **fields}
-    )
+    return Instance(**{"name": "rect", "coords": coords, "metric": "EUC_2D", "ids": [10, 20, 30, 40], **fields})
 
 
 # --- distances ------------------------------------------------------------------------------
@@ -83,8 +81,7 @@ def test_matrix_matches_the_scalar_rules(metric: str) -> None:
         coords = np.round(rng.uniform(-1000, 1000, size=(25, 2)), 2)
     matrix = distance_matrix(coords, metric)
     expected = [
-        [0.0 if i == j else reference_distance(coords[i], coords[j], metric) for j in range(25)]
-        for i in range(25)
+        [0.0 if i == j else reference_distance(coords[i], coords[j], metric) for j in range(25)] for i in range(25)
     ]
     assert matrix.dtype == np.float64
     np.testing.assert_array_equal(matrix, expected)
@@ -136,9 +133,7 @@ def test_tour_lengths_close_the_tour() -> None:
     seed=st.integers(0, 2**32 - 1),
     metric=st.sampled_from(["EUC_2D", "CEIL_2D", "ATT", "EUCLIDEAN"]),
 )
-def test_tour_length_ignores_start_and_direction(
-    coords: np.ndarray, seed: int, metric: str
-) -> None:
+def test_tour_length_ignores_start_and_direction(coords: np.ndarray, seed: int, metric: str) -> None:
     tour = np.random.default_rng(seed).permutation(12)
     variants = np.stack([tour, np.roll(tour, 5), tour[::-1]])
     lengths = tour_lengths(coords, metric, variants)
@@ -288,11 +283,7 @@ def test_normalized_coords_of_coincident_cities_stay_finite() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(
-    coords=arrays(
-        np.float64, st.tuples(st.integers(3, 30), st.just(2)), elements=st.floats(-1e6, 1e6)
-    )
-)
+@given(coords=arrays(np.float64, st.tuples(st.integers(3, 30), st.just(2)), elements=st.floats(-1e6, 1e6)))
 def test_normalized_coords_lie_in_the_unit_square(coords: np.ndarray) -> None:
     instance = Instance("random", coords, "EUCLIDEAN", np.arange(len(coords)))
     normalized = instance.normalized_coords()
@@ -310,13 +301,6 @@ def test_normalized_coords_lie_in_the_unit_square(coords: np.ndarray) -> None:
 def test_problem_and_io_layers_do_not_import_torch() -> None:
     for module in [*(PACKAGE / "problem").glob("*.py"), *(PACKAGE / "io").glob("*.py")]:
         tree = ast.parse(module.read_text(), filename=str(module))
-        imported = [
-            alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Import)
-            for alias in node.names
-        ]
-        imported += [
-            node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-        ]
+        imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        imported += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
         assert not [name for name in imported if name.split(".")[0] == "torch"], module

@@ -62,9 +62,7 @@ def best_2opt_delta(matrix: np.ndarray, tour: np.ndarray, near: np.ndarray) -> f
     keep = (j - i) < n - 1  # the first and last edge touch
     a, b, c, d = tour[i[keep]], tour[i[keep] + 1], tour[j[keep]], tour[(j[keep] + 1) % n]
     ab, cd, ac, bd = matrix[a, b], matrix[c, d], matrix[a, c], matrix[b, d]
-    tried = (
-        (near[a, c] & (ac < ab)) | (near[c, a] & (ac < cd)) | (near[b, d] & (bd < ab)) | (near[d, b] & (bd < cd))
-    )
+    tried = (near[a, c] & (ac < ab)) | (near[c, a] & (ac < cd)) | (near[b, d] & (bd < ab)) | (near[d, b] & (bd < cd))
     return float((ac + bd - ab - cd)[tried].min(initial=0.0))
 
 
@@ -98,7 +96,7 @@ def test_dist_kernel_equals_pair_distances(metric: str) -> None:
     b = np.concatenate([every_pair[1], rng.integers(0, len(coords), 1000)])
     code = metric_code(metric)
     points = kernel_points(coords, code)
-    kernel = np.array([dist(points, code, i, j) for i, j in zip(a, b)])
+    kernel = np.array([dist(points, code, i, j) for i, j in zip(a, b, strict=True)])
     np.testing.assert_array_equal(kernel, pair_distances(coords, metric, a, b))
 
 
@@ -152,7 +150,7 @@ def reference_segment_move(
         segment = segment[::-1]
     at = rest.index(u) + 1
     result = rest[:at] + segment + rest[at:]
-    return {frozenset(edge) for edge in zip(result, result[1:] + result[:1])}
+    return {frozenset(edge) for edge in zip(result, result[1:] + result[:1], strict=True)}
 
 
 def test_move_segment_matches_list_reference() -> None:
@@ -171,7 +169,7 @@ def test_move_segment_matches_list_reference() -> None:
         u, v, flip = outside[at], outside[at + 1], bool(rng.random() < 0.5)
         expected = reference_segment_move(forward, p, s1, s2, nx, u, v, flip)
         move_segment(tour, pos, p, s1, s2, nx, u, v, flip)
-        assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1))} == expected
+        assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1), strict=True)} == expected
         assert (tour[pos] == np.arange(n)).all()
 
 
@@ -186,11 +184,11 @@ def test_two_opt_move_in_either_direction() -> None:
         a, b, c, d = tour[i], tour[(i + 1) % n], tour[j], tour[(j + 1) % n]
         if rng.random() < 0.5:  # the same move, named walking backwards
             a, b, c, d = b, a, d, c
-        edges = {frozenset(edge) for edge in zip(tour, np.roll(tour, -1))}
+        edges = {frozenset(edge) for edge in zip(tour, np.roll(tour, -1), strict=True)}
         if len({a, b, c, d}) == 4:
             edges = edges - {frozenset((a, b)), frozenset((c, d))} | {frozenset((a, c)), frozenset((b, d))}
         two_opt_move(tour, pos, a, b, c, d)
-        assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1))} == edges
+        assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1), strict=True)} == edges
         assert (tour[pos] == np.arange(n)).all()
 
 

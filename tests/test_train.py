@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import DATA
 
 import amsolve.train.baselines as baselines
 from amsolve.errors import InputError, WeightsError
@@ -18,15 +19,23 @@ from amsolve.model.weights import load_model_dir
 from amsolve.train.baselines import RolloutBaseline, greedy_lengths
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint
 from amsolve.train.stats import paired_t_test_less, student_t_cdf
-from amsolve.train.trainer import TrainingError, TrainOptions, Trainer, train
-
-from conftest import DATA
+from amsolve.train.trainer import Trainer, TrainingError, TrainOptions, train
 
 
 def small_options(tmp_path: Path, **changes: object) -> TrainOptions:
     options = TrainOptions(
-        nodes=10, out=str(tmp_path / "run"), epochs=2, epoch_size=512, batch_size=64, lr=1e-3,
-        val_size=64, val_multistart_size=8, embed_dim=32, n_layers=2, threads=1, seed=5,
+        nodes=10,
+        out=str(tmp_path / "run"),
+        epochs=2,
+        epoch_size=512,
+        batch_size=64,
+        lr=1e-3,
+        val_size=64,
+        val_multistart_size=8,
+        embed_dim=32,
+        n_layers=2,
+        threads=1,
+        seed=5,
     )
     return replace(options, **changes)
 
@@ -48,8 +57,16 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, baseline) -> None:
 
 
 def test_teacher_forcing_learns_the_reference_tours(tmp_path) -> None:
-    options = small_options(tmp_path, nodes=20, supervised=str(DATA / "tsp20_sample.txt"), epochs=4, epoch_size=64,
-                            batch_size=5, val_set=str(DATA / "tsp20_sample.txt"), val_size=5)
+    options = small_options(
+        tmp_path,
+        nodes=20,
+        supervised=str(DATA / "tsp20_sample.txt"),
+        epochs=4,
+        epoch_size=64,
+        batch_size=5,
+        val_set=str(DATA / "tsp20_sample.txt"),
+        val_size=5,
+    )
     trainer = Trainer(options, resume=False, on_event=lambda event: None)
     first = trainer._step().loss.item()
     trainer.run()
@@ -223,7 +240,9 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
 
     before = probability_of_best_start()
     for step in range(40):
-        result = objectives.reinforce_loss(model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), step)
+        result = objectives.reinforce_loss(
+            model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), step
+        )
         optimizer.zero_grad()
         result.loss.backward()
         optimizer.step()

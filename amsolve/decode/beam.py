@@ -31,7 +31,9 @@ def beam_search(decoder: Decoder, cache: DecoderCache, width: int) -> tuple[torc
         parent, city = chosen.div(n, rounding_mode="floor"), chosen % n  # each (b, k)
         mask = mask.gather(1, parent.unsqueeze(-1).expand(-1, -1, n))
         mask.scatter_(-1, city.unsqueeze(-1), -math.inf)
-        tours = torch.cat((tours.gather(1, parent.unsqueeze(-1).expand(-1, -1, tours.shape[-1])), city.unsqueeze(-1)), -1)
+        tours = torch.cat(
+            (tours.gather(1, parent.unsqueeze(-1).expand(-1, -1, tours.shape[-1])), city.unsqueeze(-1)), -1
+        )
         if query_fixed is None:
             query_fixed = cache.query_graph + gather_rows(cache.query_first, city)  # (b, k, dim)
         else:

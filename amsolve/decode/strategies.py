@@ -62,7 +62,9 @@ class DecodeOptions:
             starts = self.starts if n is None else len(start_cities(n, self.starts))
             base = "multistart" if starts is None else f"multistart{starts}"
         else:
-            base = {"greedy": "greedy", "sample": f"sample{self.samples}", "beam": f"beam{self.beam_width}"}[self.strategy]
+            base = {"greedy": "greedy", "sample": f"sample{self.samples}", "beam": f"beam{self.beam_width}"}[
+                self.strategy
+            ]
         augmented = self.augment if n is None else self.augments(n)
         return f"{base}×8" if augmented else base
 

@@ -36,9 +36,7 @@ def detect_format(path: str | Path) -> str:
     tokens = first.split()
     if ":" in first and split_keyword(first)[0] in HEADER_KEYS:
         return "tsplib"
-    if OUTPUT_KEYWORD in tokens or (
-        len(tokens) >= _MIN_DATASET_VALUES and all(map(is_number, tokens))
-    ):
+    if OUTPUT_KEYWORD in tokens or (len(tokens) >= _MIN_DATASET_VALUES and all(map(is_number, tokens))):
         return "dataset"
     if "," in first:
         return "csv"

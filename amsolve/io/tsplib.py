@@ -135,9 +135,7 @@ def _build_instance(path: Path, header: dict[str, str], rows: CityRows) -> Insta
         raise InputError(f"{path}: no cities ({_READ_SECTION} is missing or empty)")
     dimension = int(header["DIMENSION"])
     if len(ids) != dimension:
-        raise InputError(
-            f"{path}: DIMENSION is {dimension} but {_READ_SECTION} has {len(ids)} cities"
-        )
+        raise InputError(f"{path}: DIMENSION is {dimension} but {_READ_SECTION} has {len(ids)} cities")
     name = header.get("NAME", "").removesuffix(".tsp") or _stem(path)
     metric = header["EDGE_WEIGHT_TYPE"].upper()
     return Instance(name=name, coords=coords, metric=metric, ids=ids, source=str(path))

@@ -15,7 +15,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-
 FUSED_ATTENTION_ROLLOUTS = 32
 """The glimpse runs in torch's fused attention kernel when gradients are needed (1.3-2.7× faster
 forward+backward on this CPU, measured for training shapes) or with at least this many rollouts
@@ -46,7 +45,9 @@ class DecoderCache:
     @staticmethod
     def concatenate(caches: list[DecoderCache]) -> DecoderCache:
         """One cache for the instances of several, in order."""
-        return DecoderCache(*(torch.cat(tensors) for tensors in zip(*(cache.__dict__.values() for cache in caches))))
+        return DecoderCache(
+            *(torch.cat(tensors) for tensors in zip(*(cache.__dict__.values() for cache in caches), strict=True))
+        )
 
 
 class Decoder(nn.Module):

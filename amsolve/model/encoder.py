@@ -43,9 +43,7 @@ class EncoderLayer(nn.Module):
         super().__init__()
         self.attention = MultiHeadSelfAttention(embed_dim, n_heads)
         self.norm_attention = BatchNormNodes(embed_dim)
-        self.feed_forward = nn.Sequential(
-            nn.Linear(embed_dim, ff_dim), nn.ReLU(), nn.Linear(ff_dim, embed_dim)
-        )
+        self.feed_forward = nn.Sequential(nn.Linear(embed_dim, ff_dim), nn.ReLU(), nn.Linear(ff_dim, embed_dim))
         self.norm_feed_forward = BatchNormNodes(embed_dim)
 
     def forward(self, nodes: torch.Tensor) -> torch.Tensor:

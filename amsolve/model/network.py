@@ -9,7 +9,6 @@ from amsolve.model.config import ModelConfig
 from amsolve.model.decoder import Decoder, DecoderCache
 from amsolve.model.encoder import Encoder
 
-
 ENCODER_CHUNK_NODES = 2048
 
 

@@ -68,17 +68,13 @@ class Instance:
         """Check and store the coordinates, ids and metric."""
         coords = _read_only(self.coords, np.float64)
         if coords.ndim != 2 or coords.shape[1] != 2:
-            raise InputError(
-                f"{self.label}: coordinates must have shape (n, 2), got {coords.shape}"
-            )
+            raise InputError(f"{self.label}: coordinates must have shape (n, 2), got {coords.shape}")
         object.__setattr__(self, "coords", coords)
         if self.n < 3:
             raise InputError(f"{self.label}: needs at least 3 cities, got {self.n}")
         ids = np.asarray(self.ids)
         if ids.shape != (self.n,) or not np.issubdtype(ids.dtype, np.integer):
-            raise InputError(
-                f"{self.label}: need {self.n} integer city ids, got {ids.dtype} {ids.shape}"
-            )
+            raise InputError(f"{self.label}: need {self.n} integer city ids, got {ids.dtype} {ids.shape}")
         object.__setattr__(self, "ids", _read_only(ids, np.int64))
         values, counts = np.unique(self.ids, return_counts=True)
         if (counts > 1).any():
@@ -182,6 +178,4 @@ class Instance:
         self, tour: np.ndarray | None = None, length: float | None = None, optimal: bool = False
     ) -> "Instance":
         """A copy with a new reference: a tour (length computed unless given) and/or a length."""
-        return dataclasses.replace(
-            self, reference_tour=tour, reference_length=length, reference_is_optimal=optimal
-        )
+        return dataclasses.replace(self, reference_tour=tour, reference_length=length, reference_is_optimal=optimal)

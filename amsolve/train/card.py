@@ -7,6 +7,7 @@ REINFORCE) with cumulative instances and hours.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,15 @@ def _phase_rows(phases: list[dict[str, Any]], log: list[dict[str, Any]]) -> list
         records = [record for record in log if record.get("phase") == phase["phase"]]
         instances = records[-1]["instances_seen"] if records else 0
         hours = records[-1]["wall_seconds"] / 3600 if records else 0.0
-        rows.append(
-            f"| {phase['phase']} | `{phase['command']}` | {len(records)} | {instances:,} | {hours:.2f} | {phase['machine']} |"
+        cells = (
+            phase["phase"],
+            f"`{phase['command']}`",
+            len(records),
+            f"{instances:,}",
+            f"{hours:.2f}",
+            phase["machine"],
         )
+        rows.append("| " + " | ".join(map(str, cells)) + " |")
     return rows
 
 
@@ -56,6 +63,7 @@ def write_card(directory: Path) -> None:
         return
     saved = [record for record in log if record.get("saved")] or log
     best = min(saved, key=lambda record: record["greedy_length"])
+    validation = phases[-1]["options"].get("val_set") or "random instances"
     last = log[-1]
     lines = [
         f"# Model card: `{directory.name}`",
@@ -72,7 +80,7 @@ def write_card(directory: Path) -> None:
         "## Validation of the shipped weights",
         "",
         f"Epoch {best['epoch']} of phase {best['phase']} ({best['total_instances']:,} instances, "
-        f"{best['total_wall_seconds'] / 3600:.2f} h), on `{phases[-1]['options'].get('val_set') or 'random instances'}`:",
+        f"{best['total_wall_seconds'] / 3600:.2f} h), on `{validation}`:",
         "",
         "| decoder | mean length | mean gap |",
         "|---|---|---|",
@@ -85,10 +93,8 @@ def write_card(directory: Path) -> None:
         "",
     ]
     (directory / CARD_FILE).write_text("\n".join(lines))
-    try:
+    with contextlib.suppress(InputError):  # matplotlib is optional; the card says where the raw figures are
         plot_curve(directory / CURVE_FILE, log)
-    except InputError:
-        pass  # matplotlib is optional; the card says where the raw figures are
 
 
 def plot_curve(path: Path, log: list[dict[str, Any]]) -> None:

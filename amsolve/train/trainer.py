@@ -10,10 +10,10 @@ import json
 import math
 import signal
 import time
-from datetime import datetime, timezone
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ class TrainOptions:
         for name in ("epochs", "epoch_size", "batch_size", "val_size", "trajectories"):
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1")
-        if self.starts is not None and not 1 <= self.starts:
+        if self.starts is not None and not self.starts >= 1:
             raise InputError("--starts must be at least 1")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise InputError("--lr must be a positive number")
@@ -154,7 +154,9 @@ class Trainer:
         if options.supervised:
             self.reference = load_reference_set(Path(options.supervised))
             if self.reference.n != options.nodes:
-                raise InputError(f"{options.supervised}: has {self.reference.n} cities per instance, --nodes is {options.nodes}")
+                raise InputError(
+                    f"{options.supervised}: has {self.reference.n} cities per instance, --nodes is {options.nodes}"
+                )
         self.validation = self._validation_set()
         self.model = self._initial_model().to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=options.lr)
@@ -183,7 +185,9 @@ class Trainer:
             return model
         torch.manual_seed(self.options.seed)
         return AttentionModel(
-            ModelConfig(embed_dim=self.options.embed_dim, n_layers=self.options.n_layers, trained_nodes=self.options.nodes)
+            ModelConfig(
+                embed_dim=self.options.embed_dim, n_layers=self.options.n_layers, trained_nodes=self.options.nodes
+            )
         )
 
     def _start_phase(self) -> None:
@@ -196,11 +200,15 @@ class Trainer:
             self.progress.base_instances = log[-1]["total_instances"]
             self.progress.base_wall_seconds = log[-1]["total_wall_seconds"]
         self.progress.phase = len(phases) + 1
-        phases.append({
-            "phase": self.progress.phase, "command": self.options.command or "amsolve train (Python API)",
-            "options": asdict(self.options), "machine": machine_description(),
-            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        })
+        phases.append(
+            {
+                "phase": self.progress.phase,
+                "command": self.options.command or "amsolve train (Python API)",
+                "options": asdict(self.options),
+                "machine": machine_description(),
+                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            }
+        )
         (self.out / LOG_FILE).write_text("".join(json.dumps(record) + "\n" for record in log))
         (self.out / PHASES_FILE).write_text(json.dumps(phases, indent=1) + "\n")
 
@@ -208,7 +216,9 @@ class Trainer:
         if self.options.val_set:
             reference = load_reference_set(Path(self.options.val_set), limit=self.options.val_size)
             if reference.n != self.options.nodes:
-                raise InputError(f"{self.options.val_set}: has {reference.n} cities per instance, --nodes is {self.options.nodes}")
+                raise InputError(
+                    f"{self.options.val_set}: has {reference.n} cities per instance, --nodes is {self.options.nodes}"
+                )
             return reference
         generator = torch.Generator().manual_seed(self.options.seed + 1)
         return uniform_instances(self.options.val_size, self.options.nodes, generator, torch.device("cpu"))
@@ -219,7 +229,9 @@ class Trainer:
         if self.options.baseline == "exponential":
             return ExponentialBaseline()
         generator = torch.Generator().manual_seed(self.options.seed + 2)
-        eval_coords = uniform_instances(min(self.options.val_size, 10_000), self.options.nodes, generator, torch.device("cpu"))
+        eval_coords = uniform_instances(
+            min(self.options.val_size, 10_000), self.options.nodes, generator, torch.device("cpu")
+        )
         return RolloutBaseline(self.model, eval_coords.to(self.device))
 
     def _checkpoint_state(self) -> dict[str, Any]:
@@ -236,7 +248,8 @@ class Trainer:
         saved = state["options"]
         for key in ("nodes", "baseline", "supervised", "embed_dim", "n_layers"):
             if saved.get(key) != getattr(self.options, key):
-                raise InputError(f"{self.out}: cannot resume with --{key.replace('_', '-')} {getattr(self.options, key)!r}; the run used {saved.get(key)!r}")
+                option = f"--{key.replace('_', '-')} {getattr(self.options, key)!r}"
+                raise InputError(f"{self.out}: cannot resume with {option}; the run used {saved.get(key)!r}")
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         for group in self.optimizer.param_groups:
@@ -258,7 +271,9 @@ class Trainer:
         options, progress = self.options, self.progress
         if self.reference is not None:
             order = self._epoch_order()
-            index = order[torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size) % len(order)]
+            index = order[
+                torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size) % len(order)
+            ]
             symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
             coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
             tours = self.reference.tours[index].to(self.device)
@@ -274,9 +289,18 @@ class Trainer:
         coords = coords.to(self.device)
         greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()
         subset = coords[: self.options.val_multistart_size]
-        multistart = torch.cat(
-            [decode(self.model, chunk, DecodeOptions("multistart", starts=self.options.nodes, augment=True)).lengths[:, 0] for chunk in subset.split(64)]
-        ).double().cpu()
+        multistart = (
+            torch.cat(
+                [
+                    decode(
+                        self.model, chunk, DecodeOptions("multistart", starts=self.options.nodes, augment=True)
+                    ).lengths[:, 0]
+                    for chunk in subset.split(64)
+                ]
+            )
+            .double()
+            .cpu()
+        )
         figures = {"greedy_length": greedy.mean().item(), "multistart8_length": multistart.mean().item()}
         if isinstance(self.validation, ReferenceSet):
             reference = self.validation.lengths
@@ -301,7 +325,16 @@ class Trainer:
         wall_before = progress.wall_seconds
         last_checkpoint = started
         stopped_because = "finished"
-        self.on_event(TrainEvent("start", progress.epoch, options.epochs, progress.step, self.steps_per_epoch, {"device": str(self.device)}))
+        self.on_event(
+            TrainEvent(
+                "start",
+                progress.epoch,
+                options.epochs,
+                progress.step,
+                self.steps_per_epoch,
+                {"device": str(self.device)},
+            )
+        )
         window_start, window_instances = time.perf_counter(), 0
         with _stop_on_signals() as flag:
             while progress.epoch < options.epochs:
@@ -309,7 +342,8 @@ class Trainer:
                     result = self._step()
                     if not math.isfinite(result.loss.item()):
                         raise TrainingError(
-                            f"loss became {result.loss.item()} at epoch {progress.epoch + 1}, step {progress.step + 1}; "
+                            f"loss became {result.loss.item()} at epoch {progress.epoch + 1}, "
+                            f"step {progress.step + 1}; "
                             f"the last good checkpoint in {self.out} is kept (lower --lr?)"
                         )
                     self.optimizer.zero_grad(set_to_none=True)
@@ -323,10 +357,19 @@ class Trainer:
                     progress.wall_seconds = wall_before + now - started
                     rate = window_instances / max(now - window_start, 1e-9)
                     self.on_event(
-                        TrainEvent("step", progress.epoch, options.epochs, progress.step, self.steps_per_epoch, {
-                            "loss": result.loss.item(), "length": result.mean_length,
-                            "baseline": result.mean_baseline, "instances_per_s": rate,
-                        })
+                        TrainEvent(
+                            "step",
+                            progress.epoch,
+                            options.epochs,
+                            progress.step,
+                            self.steps_per_epoch,
+                            {
+                                "loss": result.loss.item(),
+                                "length": result.mean_length,
+                                "baseline": result.mean_baseline,
+                                "instances_per_s": rate,
+                            },
+                        )
                     )
                     if now - window_start > 30:
                         window_start, window_instances = now, 0
@@ -360,11 +403,14 @@ class Trainer:
             progress.best_validation = figures
             save_model(self.model, self.out)
         record = {
-            "phase": progress.phase, "epoch": progress.epoch, "instances_seen": progress.instances_seen,
+            "phase": progress.phase,
+            "epoch": progress.epoch,
+            "instances_seen": progress.instances_seen,
             "wall_seconds": round(progress.wall_seconds, 1),
             "total_instances": progress.base_instances + progress.instances_seen,
             "total_wall_seconds": round(progress.base_wall_seconds + progress.wall_seconds, 1),
-            "saved": improved, **figures,
+            "saved": improved,
+            **figures,
         }
         if replaced is not None:
             record["baseline_replaced"] = replaced
@@ -374,10 +420,28 @@ class Trainer:
 
     def _summary(self, stopped_because: str) -> TrainSummary:
         progress = self.progress
-        self.on_event(TrainEvent("stop", progress.epoch, self.options.epochs, progress.step, self.steps_per_epoch, {"reason": stopped_because}))
-        return TrainSummary(self.out, progress.epoch, progress.instances_seen, progress.wall_seconds, progress.best_validation, stopped_because)
+        self.on_event(
+            TrainEvent(
+                "stop",
+                progress.epoch,
+                self.options.epochs,
+                progress.step,
+                self.steps_per_epoch,
+                {"reason": stopped_because},
+            )
+        )
+        return TrainSummary(
+            self.out,
+            progress.epoch,
+            progress.instances_seen,
+            progress.wall_seconds,
+            progress.best_validation,
+            stopped_because,
+        )
 
 
-def train(options: TrainOptions, resume: bool = False, on_event: Callable[[TrainEvent], None] = lambda event: None) -> TrainSummary:
+def train(
+    options: TrainOptions, resume: bool = False, on_event: Callable[[TrainEvent], None] = lambda event: None
+) -> TrainSummary:
     """Runs (or resumes) training as `options` say; see `Trainer`."""
     return Trainer(options, resume, on_event).run()
