@@ -134,10 +134,12 @@ def short_tour(ids: list[int], show_all: bool, head: int = 8) -> str:
 
 
 def format_length(value: float | None) -> str:
-    """Integers as integers (TSPLIB metrics), other lengths with 5 decimals."""
+    """Integers as integers (TSPLIB metrics), large means with one decimal, others with five."""
     if value is None:
         return "–"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:.5f}"
+    if float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.1f}" if abs(value) >= 1000 else f"{value:.5f}"
 
 
 def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
@@ -204,7 +206,8 @@ def render_bench(rows: Sequence[BenchRow]) -> None:
         "device",
     )
     for header in headers:
-        table.add_column(header, justify="left" if header in ("dataset", "decoder", "device") else "right")
+        left = header in ("dataset", "decoder", "device")
+        table.add_column(header, justify="left" if left else "right", no_wrap=header != "decoder", overflow="fold")
     for row in rows:
         table.add_row(
             row.dataset,
