@@ -207,7 +207,7 @@ def render_bench(rows: Sequence[BenchRow]) -> None:
     )
     for header in headers:
         left = header in ("dataset", "decoder", "device")
-        table.add_column(header, justify="left" if left else "right", no_wrap=header != "decoder", overflow="fold")
+        table.add_column(header, justify="left" if left else "right", no_wrap=True, min_width=28 if header == "decoder" else None)
     for row in rows:
         table.add_row(
             row.dataset,
@@ -224,7 +224,7 @@ def render_bench(rows: Sequence[BenchRow]) -> None:
             row.device,
             end_section=row.dataset.startswith(TSPLIB_TOTAL),
         )
-    Console(width=max(160, console.width)).print(table)
+    Console(width=max(190, console.width)).print(table)
     for row in rows:
         if row.below_optimal and not row.dataset.startswith(TSPLIB_TOTAL):
             console.print(
