@@ -18,6 +18,8 @@ LOG_FILE = "train.jsonl"
 PHASES_FILE = "phases.json"
 CARD_FILE = "TRAINING.md"
 CURVE_FILE = "curve.png"
+NOTES_FILE = "NOTES.md"
+"""Optional hand-written notes in a run directory, appended to its card."""
 
 
 def read_log(directory: Path) -> list[dict[str, Any]]:
@@ -38,18 +40,42 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f} %"
 
 
+def _method(options: dict[str, Any]) -> str:
+    """What a phase did, in words, from its options."""
+    if options.get("supervised"):
+        method = f"teacher forcing on the reference tours of `{Path(options['supervised']).name}`, "
+        method += f"{options['trajectories']} sequences per tour"
+    elif options["baseline"] == "shared":
+        starts = options.get("starts") or options["nodes"]
+        method = f"REINFORCE, POMO shared baseline over {starts} starts"
+    elif options["baseline"] == "rollout":
+        method = "REINFORCE, greedy rollout baseline (paired t-test, α = 5 %)"
+    else:
+        method = "REINFORCE, exponential moving-average baseline"
+    method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
+    if options.get("init_from"):
+        method += f"; starts from `{options['init_from']}`"
+    return method
+
+
 def _phase_rows(phases: list[dict[str, Any]], log: list[dict[str, Any]]) -> list[str]:
-    rows = ["| phase | command | epochs | instances | wall hours | machine |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| phase | method | epochs | instances | wall hours | best greedy gap | command | machine |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for phase in phases:
         records = [record for record in log if record.get("phase") == phase["phase"]]
         instances = records[-1]["instances_seen"] if records else 0
         hours = records[-1]["wall_seconds"] / 3600 if records else 0.0
+        gaps = [record["greedy_gap_pct"] for record in records if "greedy_gap_pct" in record]
         cells = (
             phase["phase"],
-            f"`{phase['command']}`",
+            _method(phase["options"]),
             len(records),
             f"{instances:,}",
             f"{hours:.2f}",
+            _percent(min(gaps) if gaps else None),
+            f"`{phase['command']}`",
             phase["machine"],
         )
         rows.append("| " + " | ".join(map(str, cells)) + " |")
@@ -92,6 +118,9 @@ def write_card(directory: Path) -> None:
         f"Every epoch's figures: `{LOG_FILE}`.",
         "",
     ]
+    notes = directory / NOTES_FILE
+    if notes.is_file():
+        lines += ["## Notes", "", notes.read_text().strip(), ""]
     (directory / CARD_FILE).write_text("\n".join(lines))
     with contextlib.suppress(InputError):  # matplotlib is optional; the card says where the raw figures are
         plot_curve(directory / CURVE_FILE, log)
