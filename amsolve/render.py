@@ -207,7 +207,9 @@ def render_bench(rows: Sequence[BenchRow]) -> None:
     )
     for header in headers:
         left = header in ("dataset", "decoder", "device")
-        table.add_column(header, justify="left" if left else "right", no_wrap=True, min_width=28 if header == "decoder" else None)
+        table.add_column(
+            header, justify="left" if left else "right", no_wrap=True, min_width=28 if header == "decoder" else None
+        )
     for row in rows:
         table.add_row(
             row.dataset,

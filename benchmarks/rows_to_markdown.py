@@ -1,6 +1,6 @@
 """Turns `amsolve bench --json` output into the markdown table the README shows.
 
-    amsolve bench ... --json | python benchmarks/rows_to_markdown.py
+amsolve bench ... --json | python benchmarks/rows_to_markdown.py
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ def cell(value: object, digits: int) -> str:
 
 def main() -> None:
     rows = json.load(sys.stdin)["rows"]
-    print("| dataset | decoder | instances | mean length | mean reference | mean gap % | gap of means % | worst gap % "
-          "| s / instance | instances / s |")
+    print(
+        "| dataset | decoder | instances | mean length | mean reference | mean gap % | gap of means % | worst gap % "
+        "| s / instance | instances / s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
