@@ -33,8 +33,9 @@ class SolveOptions:
 
     With local search, the decoded tours are improved to a local optimum, then the best one by
     iterated local search for `AUTO_SECONDS_PER_CITY` × n. A `time_limit` instead bounds each
-    instance's whole solve: local search stops when it expires, and any time it leaves goes to
-    iterated local search. Without local search, decoding is all there is.
+    instance's whole solve: decoding starts no new chunk of rollouts after it (the first chunk
+    always completes), local search stops when it expires, and any time left goes to iterated
+    local search. Without local search, decoding is all there is.
     """
 
     decode: DecodeOptions = field(default_factory=lambda: DecodeOptions("multistart", augment=None))
@@ -122,7 +123,8 @@ def _solve_batch(
     """Decodes instances of one size together, then finishes each on its own metric."""
     started = time.perf_counter()
     coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
-    candidates = decode(model, coords, options.decode).tours.cpu().numpy()  # (batch, keep, n)
+    deadline = None if options.time_limit is None else started + options.time_limit
+    candidates = decode(model, coords, options.decode, deadline).tours.cpu().numpy()  # (batch, keep, n)
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
     for instance, tours in zip(instances, candidates, strict=True):

@@ -7,6 +7,7 @@ Every strategy turns a batch of instances in the unit square into candidate tour
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import torch
@@ -132,8 +133,11 @@ def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -
     return _shortest(tours, lengths, options.keep)
 
 
-def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
-    """Greedy, sampling and multi-start: independent rollouts, run in memory-sized chunks."""
+def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None) -> Decoded:
+    """Greedy, sampling and multi-start: independent rollouts, run in memory-sized chunks.
+
+    Past `deadline` (a `time.perf_counter()` value) no further chunk starts.
+    """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
     firsts = start_cities(n, options.starts).to(coords.device)  # multi-start only
@@ -153,22 +157,34 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
         if best is not None:
             tours, lengths = torch.cat((best.tours, tours), 1), torch.cat((best.lengths, lengths), 1)
         best = _shortest(tours, lengths, options.keep)
+        if deadline is not None and time.perf_counter() > deadline:
+            break
     return best
 
 
-def _decode_plain(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
+def _decode_plain(
+    model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None
+) -> Decoded:
     """One strategy on coords (batch, n, 2), without augmentation."""
-    return _beam(model, coords, options) if options.strategy == "beam" else _rollouts(model, coords, options)
+    if options.strategy == "beam":
+        return _beam(model, coords, options)
+    return _rollouts(model, coords, options, deadline)
 
 
 @torch.inference_mode()
-def decode(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
-    """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode."""
+def decode(
+    model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None = None
+) -> Decoded:
+    """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode.
+
+    With a `deadline` (`time.perf_counter()` value), rollouts stop after the chunk during which it
+    passes: the first chunk always completes, so every instance gets a tour.
+    """
     model.eval()
     if not options.augments(coords.shape[1]):
-        return _decode_plain(model, coords, options)
+        return _decode_plain(model, coords, options, deadline)
     batch = coords.shape[0]
-    found = _decode_plain(model, all_symmetries(coords), options)  # (8 * batch, keep, n)
+    found = _decode_plain(model, all_symmetries(coords), options, deadline)  # (8 * batch, keep, n)
     keep, n = found.tours.shape[1:]
     tours = found.tours.view(SYMMETRIES, batch, keep, n).transpose(0, 1).reshape(batch, SYMMETRIES * keep, n)
     lengths = found.lengths.view(SYMMETRIES, batch, keep).transpose(0, 1).reshape(batch, SYMMETRIES * keep)
