@@ -123,7 +123,7 @@ def _solve_batch(
     """Decodes instances of one size together, then finishes each on its own metric."""
     started = time.perf_counter()
     coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
-    deadline = None if options.time_limit is None else started + options.time_limit
+    deadline = None if options.time_limit is None else started + options.time_limit * len(instances)
     candidates = decode(model, coords, options.decode, deadline).tours.cpu().numpy()  # (batch, keep, n)
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
