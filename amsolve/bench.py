@@ -73,6 +73,7 @@ class BenchRow:
             "instances_per_second": self.instances_per_second,
             "batch_size": self.batch_size,
             "device": self.device,
+            "below_optimal": self.below_optimal,
         }
 
 
@@ -232,5 +233,8 @@ def write_csv(path: Path, rows: Sequence[BenchRow], force: bool) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0].as_json()))
     writer.writeheader()
-    writer.writerows(row.as_json() for row in rows)
+    for row in rows:
+        writer.writerow(
+            {key: ";".join(value) if isinstance(value, list) else value for key, value in row.as_json().items()}
+        )
     write_text_atomic(path, buffer.getvalue(), force)

@@ -151,3 +151,23 @@ def test_the_default_suite_ships_with_the_package() -> None:
     assert {"tsp20_uniform_128", "tsp50_uniform_128", "tsp100_uniform_128", "berlin52"} <= names
     assert all(instance.reference_length for dataset in datasets for instance in dataset.instances)
     assert (SUITE_DIR / "README.md").is_file()
+
+
+def test_a_tour_shorter_than_a_claimed_optimum_is_reported(tmp_path, model_dir) -> None:
+    optima = {"berlin52": 10**6}  # a wrong "optimum", far above any tour
+    path = tmp_path / "berlin52.tsp"
+    path.write_bytes((DATA / "berlin52.tsp").read_bytes())  # no .opt.tour beside this copy
+    table = tmp_path / "optima.csv"
+    table.write_text("name,optimal\nberlin52,1000000\n")
+    datasets = collect_datasets([path], optima, None)
+    pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="none", model=str(model_dir))
+    [row] = run_bench(datasets, [pipeline], "cpu")
+    assert row.below_optimal == ["berlin52"] and row.gap_mean_pct < 0
+    result = runner.invoke(
+        app, ["bench", str(path), "--optima", str(table), "--model", str(model_dir), "--decode", "greedy", "--json"]
+    )
+    assert json.loads(result.stdout)["rows"][0]["below_optimal"] == ["berlin52"]
+    shown = runner.invoke(
+        app, ["bench", str(path), "--optima", str(table), "--model", str(model_dir), "--decode", "greedy"]
+    )
+    assert "shorter than the optimum" in shown.stderr
