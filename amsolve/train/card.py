@@ -52,7 +52,8 @@ def _method(options: dict[str, Any]) -> str:
         method = "REINFORCE, greedy rollout baseline (paired t-test, α = 5 %)"
     else:
         method = "REINFORCE, exponential moving-average baseline"
-    method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}, seed {options['seed']}"
+    method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
+    method += f", seed {options['seed']}"
     if options.get("init_from"):
         method += f"; starts from `{options['init_from']}`"
     return method
