@@ -236,6 +236,12 @@ def train(
         Path | None,
         typer.Option(help="Teacher forcing on this dataset's reference tours instead of REINFORCE (a warm start)."),
     ] = None,
+    mix_supervised: Annotated[
+        float,
+        typer.Option(
+            help="With --supervised: REINFORCE plus this weight × teacher forcing, instead of teacher forcing alone."
+        ),
+    ] = 0.0,
     trajectories: Annotated[int, typer.Option(help="Teacher forcing: sequences read from each reference tour.")] = 8,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
@@ -267,6 +273,7 @@ def train(
             baseline=baseline,
             starts=starts,
             supervised=str(supervised) if supervised else None,
+            mix_supervised=mix_supervised,
             trajectories=trajectories,
             epochs=epochs,
             epoch_size=epoch_size,

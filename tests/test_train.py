@@ -247,3 +247,31 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
         result.loss.backward()
         optimizer.step()
     assert before < 0.3 and probability_of_best_start() > 0.6
+
+
+def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
+    sample = str(DATA / "tsp20_sample.txt")
+    options = small_options(
+        tmp_path,
+        nodes=20,
+        supervised=sample,
+        mix_supervised=0.5,
+        epochs=1,
+        epoch_size=32,
+        batch_size=4,
+        val_set=sample,
+        val_size=5,
+    )
+    trainer = Trainer(options, resume=False, on_event=lambda event: None)
+    from amsolve.train.objectives import StepResult
+
+    trainer._reinforce_step = lambda: StepResult(torch.tensor(2.0), 3.0, 3.5)
+    trainer._teacher_forcing_step = lambda: StepResult(torch.tensor(4.0), 9.0, 9.0)
+    mixed = trainer._step()
+    assert mixed.loss.item() == 2.0 + 0.5 * 4.0 and (mixed.mean_length, mixed.mean_baseline) == (3.0, 3.5)
+    del trainer._reinforce_step, trainer._teacher_forcing_step
+    assert trainer.run().epochs_done == 1
+    card = (Path(options.out) / "TRAINING.md").read_text()
+    assert "+ 0.5 × teacher forcing" in card
+    with pytest.raises(InputError, match="needs --supervised"):
+        train(small_options(tmp_path / "x", mix_supervised=1.0))

@@ -42,7 +42,7 @@ def _percent(value: float | None) -> str:
 
 def _method(options: dict[str, Any]) -> str:
     """What a phase did, in words, from its options."""
-    if options.get("supervised"):
+    if options.get("supervised") and not options.get("mix_supervised"):
         method = f"teacher forcing on the reference tours of `{Path(options['supervised']).name}`, "
         method += f"{options['trajectories']} sequences per tour"
     elif options["baseline"] == "shared":
@@ -52,6 +52,8 @@ def _method(options: dict[str, Any]) -> str:
         method = "REINFORCE, greedy rollout baseline (paired t-test, α = 5 %)"
     else:
         method = "REINFORCE, exponential moving-average baseline"
+    if options.get("mix_supervised"):
+        method += f" + {options['mix_supervised']:g} × teacher forcing on `{Path(options['supervised']).name}`"
     method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
     method += f", seed {options['seed']}"
     if options.get("init_from"):

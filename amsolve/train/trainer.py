@@ -48,6 +48,7 @@ class TrainOptions:
     baseline: str = "shared"
     starts: int | None = None  # shared baseline: start cities per instance (None: all n)
     supervised: str | None = None  # teacher forcing on this dataset's reference tours instead of REINFORCE
+    mix_supervised: float = 0.0  # with `supervised`: REINFORCE + this × teacher forcing instead
     trajectories: int = 8  # teacher forcing: sequences read from each reference tour
     epochs: int = 100
     epoch_size: int = 100_000
@@ -77,6 +78,10 @@ class TrainOptions:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1")
         if self.starts is not None and not self.starts >= 1:
             raise InputError("--starts must be at least 1")
+        if not (self.mix_supervised >= 0 and math.isfinite(self.mix_supervised)):
+            raise InputError("--mix-supervised must be a weight of 0 or more")
+        if self.mix_supervised and not self.supervised:
+            raise InputError("--mix-supervised needs --supervised FILE (the reference tours to imitate)")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise InputError("--lr must be a positive number")
         if self.max_time is not None and self.max_time <= 0:
@@ -246,7 +251,7 @@ class Trainer:
 
     def _restore(self, state: dict[str, Any]) -> None:
         saved = state["options"]
-        for key in ("nodes", "baseline", "supervised", "embed_dim", "n_layers"):
+        for key in ("nodes", "baseline", "supervised", "mix_supervised", "embed_dim", "n_layers"):
             if saved.get(key) != getattr(self.options, key):
                 option = f"--{key.replace('_', '-')} {getattr(self.options, key)!r}"
                 raise InputError(f"{self.out}: cannot resume with {option}; the run used {saved.get(key)!r}")
@@ -266,22 +271,35 @@ class Trainer:
             self._order = (epoch, torch.randperm(len(self.reference), generator=generator))
         return self._order[1]
 
-    def _step(self) -> StepResult:
-        """The loss of the next batch: teacher forcing with `--supervised`, else REINFORCE."""
+    def _teacher_forcing_step(self) -> StepResult:
+        """Teacher forcing on the next batch of reference tours, each in a random symmetry."""
         options, progress = self.options, self.progress
-        if self.reference is not None:
-            order = self._epoch_order()
-            index = order[
-                torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size) % len(order)
-            ]
-            symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
-            coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
-            tours = self.reference.tours[index].to(self.device)
-            return teacher_forcing_loss(self.model, coords, tours, options.trajectories, self.generator)
+        order = self._epoch_order()
+        wanted = torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size)
+        index = order[wanted % len(order)]
+        symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
+        coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
+        tours = self.reference.tours[index].to(self.device)
+        return teacher_forcing_loss(self.model, coords, tours, options.trajectories, self.generator)
+
+    def _reinforce_step(self) -> StepResult:
+        """REINFORCE on a batch of fresh uniform instances."""
+        options = self.options
         coords = uniform_instances(options.batch_size, options.nodes, self.generator, self.device)
         starts = options.starts or options.nodes
-        sampling_seed = options.seed * 1_000_003 + progress.instances_seen
+        sampling_seed = options.seed * 1_000_003 + self.progress.instances_seen
         return reinforce_loss(self.model, self.baseline, coords, starts, self.generator, sampling_seed)
+
+    def _step(self) -> StepResult:
+        """The loss of the next batch: teacher forcing with `--supervised`, REINFORCE without, and
+        REINFORCE plus `mix_supervised` × teacher forcing with both."""
+        if self.reference is None:
+            return self._reinforce_step()
+        if not self.options.mix_supervised:
+            return self._teacher_forcing_step()
+        reinforce, imitation = self._reinforce_step(), self._teacher_forcing_step()
+        loss = reinforce.loss + self.options.mix_supervised * imitation.loss
+        return StepResult(loss, reinforce.mean_length, reinforce.mean_baseline)
 
     def _validate(self) -> dict[str, float]:
         """Greedy (all validation instances) and multi-start×8 (the first few) figures."""
