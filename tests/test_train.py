@@ -198,6 +198,7 @@ def test_fine_tuning_starts_from_the_given_model_and_keeps_its_history(tmp_path)
     trainer.run()
     card = (Path(options.out) / "TRAINING.md").read_text()
     assert "2 phase(s)" in card and "| 1 |" in card and "| 2 |" in card
+    assert "Epoch 1 of phase 2" in card  # the weights here are this phase's, whatever earlier phases measured
     log = [line for line in (Path(options.out) / "train.jsonl").read_text().splitlines() if line]
     assert len(log) == 2  # the first run's epoch, then this one's
     assert load_model_dir(Path(options.out)).config.trained_nodes == 12

@@ -29,6 +29,7 @@ def atomic_write_bytes(path: Path, write: callable) -> None:
             write(file)
             file.flush()
             os.fsync(file.fileno())
+        os.chmod(temp_name, 0o644)  # mkstemp makes files private; these are meant to be shared
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)

@@ -90,7 +90,8 @@ def write_card(directory: Path) -> None:
     log, phases = read_log(directory), read_phases(directory)
     if not log or not phases:
         return
-    saved = [record for record in log if record.get("saved")] or log
+    current = [record for record in log if record["phase"] == phases[-1]["phase"]] or log
+    saved = [record for record in current if record.get("saved")] or current  # the weights in this directory
     best = min(saved, key=lambda record: record["greedy_length"])
     validation = phases[-1]["options"].get("val_set") or "random instances"
     last = log[-1]
