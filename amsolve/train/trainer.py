@@ -306,19 +306,10 @@ class Trainer:
         coords = self.validation.coords if isinstance(self.validation, ReferenceSet) else self.validation
         coords = coords.to(self.device)
         greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()
+        every_start = DecodeOptions("multistart", starts=self.options.nodes, augment=True)
         subset = coords[: self.options.val_multistart_size]
-        multistart = (
-            torch.cat(
-                [
-                    decode(
-                        self.model, chunk, DecodeOptions("multistart", starts=self.options.nodes, augment=True)
-                    ).lengths[:, 0]
-                    for chunk in subset.split(64)
-                ]
-            )
-            .double()
-            .cpu()
-        )
+        multistart = torch.cat([decode(self.model, chunk, every_start).lengths[:, 0] for chunk in subset.split(64)])
+        multistart = multistart.double().cpu()
         figures = {"greedy_length": greedy.mean().item(), "multistart8_length": multistart.mean().item()}
         if isinstance(self.validation, ReferenceSet):
             reference = self.validation.lengths
@@ -335,78 +326,66 @@ class Trainer:
     def _save(self) -> None:
         save_checkpoint(self.out, self._checkpoint_state())
 
+    def _emit(self, kind: str, figures: dict[str, Any]) -> None:
+        progress = self.progress
+        self.on_event(
+            TrainEvent(kind, progress.epoch, self.options.epochs, progress.step, self.steps_per_epoch, figures)
+        )
+
+    def _gradient_step(self) -> StepResult:
+        """One optimiser step; a non-finite loss stops the run before it touches the weights."""
+        result = self._step()
+        loss = result.loss.item()
+        if not math.isfinite(loss):
+            raise TrainingError(
+                f"loss became {loss} at epoch {self.progress.epoch + 1}, step {self.progress.step + 1}; "
+                f"the last good checkpoint in {self.out} is kept (lower --lr?)"
+            )
+        self.optimizer.zero_grad(set_to_none=True)
+        result.loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.options.max_grad_norm)
+        self.optimizer.step()
+        self.progress.step += 1
+        self.progress.instances_seen += self.options.batch_size
+        return result
+
     def run(self) -> TrainSummary:
+        """Trains until the last epoch, Ctrl-C/SIGTERM or `max_time`; checkpoints on the way out."""
         options, progress = self.options, self.progress
         self.out.mkdir(parents=True, exist_ok=True)
         self.model.train()
-        started = time.perf_counter()
-        wall_before = progress.wall_seconds
-        last_checkpoint = started
-        stopped_because = "finished"
-        self.on_event(
-            TrainEvent(
-                "start",
-                progress.epoch,
-                options.epochs,
-                progress.step,
-                self.steps_per_epoch,
-                {"device": str(self.device)},
-            )
-        )
-        window_start, window_instances = time.perf_counter(), 0
+        started = last_checkpoint = window_start = time.perf_counter()
+        wall_before, window_instances = progress.wall_seconds, 0
+        self._emit("start", {"device": str(self.device)})
         with _stop_on_signals() as flag:
             while progress.epoch < options.epochs:
                 while progress.step < self.steps_per_epoch:
-                    result = self._step()
-                    if not math.isfinite(result.loss.item()):
-                        raise TrainingError(
-                            f"loss became {result.loss.item()} at epoch {progress.epoch + 1}, "
-                            f"step {progress.step + 1}; "
-                            f"the last good checkpoint in {self.out} is kept (lower --lr?)"
-                        )
-                    self.optimizer.zero_grad(set_to_none=True)
-                    result.loss.backward()
-                    torch.nn.utils.clip_grad_norm_(self.model.parameters(), options.max_grad_norm)
-                    self.optimizer.step()
-                    progress.step += 1
-                    progress.instances_seen += options.batch_size
-                    window_instances += options.batch_size
+                    result = self._gradient_step()
                     now = time.perf_counter()
                     progress.wall_seconds = wall_before + now - started
-                    rate = window_instances / max(now - window_start, 1e-9)
-                    self.on_event(
-                        TrainEvent(
-                            "step",
-                            progress.epoch,
-                            options.epochs,
-                            progress.step,
-                            self.steps_per_epoch,
-                            {
-                                "loss": result.loss.item(),
-                                "length": result.mean_length,
-                                "baseline": result.mean_baseline,
-                                "instances_per_s": rate,
-                            },
-                        )
-                    )
+                    window_instances += options.batch_size
+                    self._emit("step", {
+                        "loss": result.loss.item(), "length": result.mean_length, "baseline": result.mean_baseline,
+                        "instances_per_s": window_instances / max(now - window_start, 1e-9),
+                    })  # fmt: skip
                     if now - window_start > 30:
                         window_start, window_instances = now, 0
-                    if flag["stop"]:
-                        stopped_because = "interrupted"
-                    elif options.max_time is not None and now - started >= options.max_time:
-                        stopped_because = "max_time"
-                    if stopped_because != "finished":
+                    stop = "interrupted" if flag["stop"] else None
+                    if options.max_time is not None and now - started >= options.max_time:
+                        stop = stop or "max_time"
+                    if stop:
                         self._save()
-                        return self._summary(stopped_because)
+                        return self._summary(stop)
                     if now - last_checkpoint > 60 * options.checkpoint_minutes:
                         self._save()
                         last_checkpoint = now
                 self._end_epoch()
                 self._save()
                 last_checkpoint = time.perf_counter()
-        return self._summary(stopped_because)
+        return self._summary("finished")
 
     def _end_epoch(self) -> None:
+        """Baseline update (rollout), validation, best weights, log line and model card."""
         progress = self.progress
         replaced = None
         if isinstance(self.baseline, RolloutBaseline) and self.reference is None:
@@ -434,28 +413,15 @@ class Trainer:
             record["baseline_replaced"] = replaced
         self._log(record)
         write_card(self.out)
-        self.on_event(TrainEvent("epoch", progress.epoch, self.options.epochs, 0, self.steps_per_epoch, record))
+        self._emit("epoch", record)
 
     def _summary(self, stopped_because: str) -> TrainSummary:
         progress = self.progress
-        self.on_event(
-            TrainEvent(
-                "stop",
-                progress.epoch,
-                self.options.epochs,
-                progress.step,
-                self.steps_per_epoch,
-                {"reason": stopped_because},
-            )
-        )
+        self._emit("stop", {"reason": stopped_because})
         return TrainSummary(
-            self.out,
-            progress.epoch,
-            progress.instances_seen,
-            progress.wall_seconds,
-            progress.best_validation,
+            self.out, progress.epoch, progress.instances_seen, progress.wall_seconds, progress.best_validation,
             stopped_because,
-        )
+        )  # fmt: skip
 
 
 def train(
