@@ -28,11 +28,17 @@ def machine_description() -> str:
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation (Linux MemAvailable), None when unknown."""
+    """Bytes a new allocation can take: Linux MemAvailable, capped by a cgroup v2 limit; None when unknown."""
     meminfo = Path("/proc/meminfo")
     if not meminfo.is_file():
         return None
+    available = None
     for line in meminfo.read_text().splitlines():
         if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) * 1024
-    return None
+            available = int(line.split()[1]) * 1024
+    limit, used = Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory.current")
+    if available is not None and limit.is_file() and used.is_file():
+        cap = limit.read_text().strip()
+        if cap.isdigit():
+            available = min(available, int(cap) - int(used.read_text().strip()))
+    return available

@@ -122,7 +122,10 @@ def test_bad_decode_options_are_input_errors(fields, message) -> None:
         DecodeOptions(**fields)
 
 
-def test_a_beam_search_that_cannot_fit_is_a_clear_error(tiny_model) -> None:
+def test_a_beam_search_that_cannot_fit_is_a_clear_error(tiny_model, monkeypatch) -> None:
+    import amsolve.decode.strategies as strategies
+
+    monkeypatch.setattr(strategies, "available_memory", lambda: 2**30)  # whatever the test machine has
     coords = random_coords(1, 3000, seed=6)
     with pytest.raises(InputError, match="lower --beam-width"):
         decode(tiny_model, coords, DecodeOptions("beam", beam_width=100_000))
