@@ -22,6 +22,22 @@ app = typer.Typer(
 )
 
 
+# Options that `solve` and `bench` share, declared once.
+SamplesOption = Annotated[int, typer.Option(help="sample: tours sampled per instance.")]
+BeamWidthOption = Annotated[int, typer.Option(help="beam: beam width.")]
+StartsOption = Annotated[
+    int | None,
+    typer.Option(help="multistart: start cities (default: every city up to 44, fewer above: 20 at 100, 1 from 448)."),
+]
+ModelOption = Annotated[
+    str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
+]
+DeviceOption = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
+SeedOption = Annotated[int, typer.Option(help="Seed of the sampling decoder.")]
+BatchSizeOption = Annotated[int, typer.Option(help="Instances of equal size decoded together.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")]
+
+
 def _version(value: bool) -> None:
     if value:
         from amsolve import __version__
@@ -56,15 +72,10 @@ def solve(
         typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or Concorde-style dataset files.", show_default=False),
     ],
     decode: Annotated[str, typer.Option(help="Decoder: greedy, sample, beam or multistart.")] = "multistart",
-    samples: Annotated[int, typer.Option(help="sample: tours sampled per instance.")] = 128,
+    samples: SamplesOption = 128,
     temperature: Annotated[float, typer.Option(help="sample: softmax temperature.")] = 1.0,
-    beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
-    starts: Annotated[
-        int | None,
-        typer.Option(
-            help="multistart: start cities (default: every city up to 44, fewer above: 20 at 100, 1 from 448)."
-        ),
-    ] = None,
+    beam_width: BeamWidthOption = 16,
+    starts: StartsOption = None,
     augment: Annotated[
         bool | None,
         typer.Option(
@@ -84,23 +95,19 @@ def solve(
             "Default: local search to its optimum, then 1 ms per city."
         ),
     ] = None,
-    model: Annotated[
-        str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
-    ] = None,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
-    seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
+    model: ModelOption = None,
+    device: DeviceOption = "auto",
+    seed: SeedOption = 0,
     file_format: Annotated[str, typer.Option("--format", help="auto, tsplib, csv or dataset.")] = "auto",
     limit: Annotated[int | None, typer.Option(help="Only the first N instances of a dataset file.")] = None,
-    batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
+    batch_size: BatchSizeOption = 64,
     tour_out: Annotated[
         Path | None, typer.Option(help="Write each tour as a TSPLIB .tour file into this directory.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing .tour and plot files.")] = False,
     plot: Annotated[Path | None, typer.Option(help="Draw the (first) tour over its cities into this PNG file.")] = None,
     show_tour: Annotated[bool, typer.Option("--show-tour", help="Show whole tours, not a shortened form.")] = False,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")
-    ] = False,
+    json_output: JsonOption = False,
 ) -> None:
     """Solve instances with a pretrained model and print each tour and its length."""
     from amsolve.decode.strategies import DecodeOptions
@@ -158,27 +165,20 @@ def bench(
     decode: Annotated[
         str,
         typer.Option(
-            help="Comma-separated pipelines DECODER[x8][+LOCALSEARCH], e.g. greedy,beam,multistartx8+2opt+oropt."
+            help="Comma-separated pipelines DECODER\\[x8]\\[+LOCALSEARCH], e.g. greedy,beam,multistartx8+2opt+oropt."
         ),
     ] = "greedy,multistartx8,multistartx8+2opt+oropt",
-    samples: Annotated[int, typer.Option(help="sample: tours sampled per instance.")] = 128,
-    beam_width: Annotated[int, typer.Option(help="beam: beam width.")] = 16,
-    starts: Annotated[
-        int | None,
-        typer.Option(
-            help="multistart: start cities (default: every city up to 44, fewer above: 20 at 100, 1 from 448)."
-        ),
-    ] = None,
+    samples: SamplesOption = 128,
+    beam_width: BeamWidthOption = 16,
+    starts: StartsOption = None,
     augment: Annotated[
         bool, typer.Option(help="Augment every pipeline ×8 (or per pipeline with the x8 suffix).")
     ] = False,
-    model: Annotated[
-        str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
-    ] = None,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
-    seed: Annotated[int, typer.Option(help="Seed of the sampling decoder.")] = 0,
+    model: ModelOption = None,
+    device: DeviceOption = "auto",
+    seed: SeedOption = 0,
     limit: Annotated[int | None, typer.Option(help="Only the first N instances of each dataset file.")] = None,
-    batch_size: Annotated[int, typer.Option(help="Instances of equal size decoded together.")] = 64,
+    batch_size: BatchSizeOption = 64,
     time_limit: Annotated[
         float | None, typer.Option(help="Pipelines with local search: seconds per instance (default: 1 ms per city).")
     ] = None,
@@ -188,9 +188,7 @@ def bench(
     csv_out: Annotated[Path | None, typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
     plot: Annotated[Path | None, typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing --csv and --plot files.")] = False,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")
-    ] = False,
+    json_output: JsonOption = False,
 ) -> None:
     """Measure gaps and times against reference tours and TSPLIB optima."""
     from amsolve.bench import collect_datasets, default_datasets, read_optima, run_bench, write_csv
