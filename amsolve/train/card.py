@@ -127,11 +127,14 @@ def write_card(directory: Path) -> None:
         lines += ["## Notes", "", notes.read_text().strip(), ""]
     (directory / CARD_FILE).write_text("\n".join(lines))
     with contextlib.suppress(InputError):  # matplotlib is optional; the card says where the raw figures are
-        plot_curve(directory / CURVE_FILE, log)
+        plot_curve(directory / CURVE_FILE, log, phases)
 
 
-def plot_curve(path: Path, log: list[dict[str, Any]]) -> None:
-    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours."""
+def plot_curve(path: Path, log: list[dict[str, Any]], phases: list[dict[str, Any]]) -> None:
+    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours.
+
+    Each phase is validated at its own size, so each is marked with its n.
+    """
     from amsolve.figures import pyplot, save_figure
 
     if "greedy_gap_pct" not in log[-1]:
@@ -141,12 +144,17 @@ def plot_curve(path: Path, log: list[dict[str, Any]]) -> None:
     hours = [record["total_wall_seconds"] / 3600 for record in log]
     for key, label in (("greedy_gap_pct", "greedy"), ("multistart8_gap_pct", "multi-start ×8")):
         axis.plot(hours, [max(record[key], 1e-3) for record in log], marker=".", label=label)
-    for phase in sorted({record["phase"] for record in log})[1:]:
-        start = next(record for record in log if record["phase"] == phase)
-        axis.axvline(start["total_wall_seconds"] / 3600, color="grey", linestyle=":", linewidth=1)
+    nodes = {phase["phase"]: phase["options"]["nodes"] for phase in phases}
+    for number, phase in enumerate(sorted({record["phase"] for record in log})):
+        first = next(record for record in log if record["phase"] == phase)
+        start = (first["total_wall_seconds"] - first["wall_seconds"]) / 3600
+        if number:
+            axis.axvline(start, color="grey", linestyle=":", linewidth=1)
+        if phase in nodes:
+            axis.text(start, 1.01, f" n={nodes[phase]}", transform=axis.get_xaxis_transform(), fontsize=7)
     axis.set_yscale("log")
-    axis.set_xlabel("training wall-clock hours (this CPU)")
-    axis.set_ylabel("validation gap (%)")
+    axis.set_xlabel("training wall-clock hours (this CPU); dotted lines: new phase")
+    axis.set_ylabel("validation gap at the phase's n (%)")
     axis.grid(True, which="both", alpha=0.3)
     axis.legend()
     save_figure(figure, path, force=True)
