@@ -73,7 +73,7 @@ def plot_bench(path: Path, rows: Sequence[BenchRow], force: bool) -> None:
         axis.set_xlabel("seconds per instance")
         axis.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("gap to reference (%)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    labels = axes[0][0].get_legend_handles_labels()[1]
     if 0 < len(labels) <= 12:
         axes[0][-1].legend(fontsize=7)
     save_figure(figure, path, force)
