@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every measurement behind the README's tables, into benchmarks/results/ (about 45 minutes on
+# Every measurement behind the README's tables, into benchmarks/results/ (about 30 minutes on
 # 2 cores). Needs ../shared beside the repository and `pip install '.[bench,plot]'`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
