@@ -332,8 +332,8 @@ class Trainer:
             TrainEvent(kind, progress.epoch, self.options.epochs, progress.step, self.steps_per_epoch, figures)
         )
 
-    def _gradient_step(self) -> StepResult:
-        """One optimiser step; a non-finite loss stops the run before it touches the weights."""
+    def _gradient_step(self) -> tuple[StepResult, float]:
+        """One optimiser step, returning its figures and loss; a non-finite loss stops the run first."""
         result = self._step()
         loss = result.loss.item()
         if not math.isfinite(loss):
@@ -347,7 +347,7 @@ class Trainer:
         self.optimizer.step()
         self.progress.step += 1
         self.progress.instances_seen += self.options.batch_size
-        return result
+        return result, loss
 
     def run(self) -> TrainSummary:
         """Trains until the last epoch, Ctrl-C/SIGTERM or `max_time`; checkpoints on the way out."""
@@ -360,12 +360,12 @@ class Trainer:
         with _stop_on_signals() as flag:
             while progress.epoch < options.epochs:
                 while progress.step < self.steps_per_epoch:
-                    result = self._gradient_step()
+                    result, loss = self._gradient_step()
                     now = time.perf_counter()
                     progress.wall_seconds = wall_before + now - started
                     window_instances += options.batch_size
                     self._emit("step", {
-                        "loss": result.loss.item(), "length": result.mean_length, "baseline": result.mean_baseline,
+                        "loss": loss, "length": result.mean_length, "baseline": result.mean_baseline,
                         "instances_per_s": window_instances / max(now - window_start, 1e-9),
                     })  # fmt: skip
                     if now - window_start > 30:
