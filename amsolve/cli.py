@@ -27,7 +27,7 @@ SamplesOption = Annotated[int, typer.Option(help="sample: tours sampled per inst
 BeamWidthOption = Annotated[int, typer.Option(help="beam: beam width.")]
 StartsOption = Annotated[
     int | None,
-    typer.Option(help="multistart: start cities (default: every city up to 44, fewer above: 20 at 100, 1 from 448)."),
+    typer.Option(help="multistart: start cities (default: every city up to 58, fewer above: 20 at 100, 1 from 317)."),
 ]
 ModelOption = Annotated[
     str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
@@ -228,12 +228,20 @@ def bench(
             render_bench(rows)
 
 
+def _given_options(ctx: typer.Context) -> frozenset[str]:
+    """The options typed on the command line, as opposed to left at their defaults."""
+    # By name: Typer ships its own copy of click, whose ParameterSource is not click's.
+    return frozenset(name for name in ctx.params if ctx.get_parameter_source(name).name != "DEFAULT")
+
+
 @app.command()
 def train(
+    ctx: typer.Context,
     nodes: Annotated[int, typer.Option(help="Cities per training instance.")] = 20,
-    out: Annotated[Path, typer.Option(help="Output directory: weights, config, checkpoint, log, model card.")] = Path(
-        "runs/tsp20"
-    ),
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output directory: weights, config, checkpoint, log, model card [default: runs/tsp<nodes>]."),
+    ] = None,
     baseline: Annotated[
         str, typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.")
     ] = "shared",
@@ -256,8 +264,15 @@ def train(
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
     lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-4,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
-    device: Annotated[str, typer.Option(help="auto, cpu or cuda.")] = "auto",
-    resume: Annotated[bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")] = False,
+    device: DeviceOption = "auto",
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue from the checkpoint in --out with the run's own options; of the options given, "
+            "only --epochs, --lr, --max-time, --threads and --device may differ from the run's.",
+        ),
+    ] = False,
     init_from: Annotated[
         str | None,
         typer.Option(help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20."),
@@ -277,7 +292,7 @@ def train(
     with user_errors():
         options = TrainOptions(
             nodes=nodes,
-            out=str(out),
+            out=str(out or f"runs/tsp{nodes}"),
             baseline=baseline,
             starts=starts,
             supervised=str(supervised) if supervised else None,
@@ -297,7 +312,7 @@ def train(
             command=shlex.join(["amsolve", *sys.argv[1:]]),
         )
         with TrainingDisplay() as display:
-            summary = run_training(options, resume=resume, on_event=display)
+            summary = run_training(options, resume=resume, on_event=display, explicit=_given_options(ctx))
         render_train_summary(summary)
 
 

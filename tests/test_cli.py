@@ -173,3 +173,20 @@ def test_mismatched_config_is_a_clear_error(model_dir, tmp_path) -> None:
     result = invoke("solve", DATA / "berlin52.tsp", "--model", mismatched)
     assert result.exit_code == 2
     assert "does not match" in error_line(result)
+
+
+def test_train_writes_a_model_and_resumes_with_the_runs_own_options(tmp_path) -> None:
+    out = tmp_path / "run"
+    first = invoke(
+        "train", "--nodes", "8", "--out", out, "--epochs", "1", "--epoch-size", "32", "--batch-size", "16",
+        "--val-size", "16", "--threads", "1",
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    assert (out / "model.pt").is_file() and (out / "TRAINING.md").is_file()
+    resumed = invoke("train", "--out", out, "--resume", "--epochs", "2")  # no --nodes, --batch-size: the run's
+    assert resumed.exit_code == 0, resumed.output
+    log = [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
+    assert [record["instances_seen"] for record in log] == [32, 64]
+    refused = invoke("train", "--out", out, "--resume", "--batch-size", "32")
+    assert refused.exit_code == 2
+    assert "cannot resume with --batch-size 32; the run used 16" in error_line(refused)

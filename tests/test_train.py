@@ -276,3 +276,67 @@ def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
     assert "+ 0.5 × teacher forcing" in card
     with pytest.raises(InputError, match="needs --supervised"):
         train(small_options(tmp_path / "x", mix_supervised=1.0))
+
+
+def test_a_resume_keeps_the_runs_options_unless_a_changeable_one_is_given(tmp_path) -> None:
+    from amsolve.train.card import read_phases
+    from amsolve.train.trainer import resumed_options
+
+    options = small_options(tmp_path, batch_size=32, max_time=1e-9)
+    train(options)
+    saved = load_checkpoint(Path(options.out))["options"]
+    given = TrainOptions(out=options.out, lr=5e-4, batch_size=64)  # CLI defaults, and an explicit --lr
+    merged, changed = resumed_options(saved, given, explicit=frozenset({"lr"}))
+    assert (merged.batch_size, merged.nodes, merged.lr, changed) == (32, 10, 5e-4, {"lr": 5e-4})
+    with pytest.raises(InputError, match="cannot resume with --batch-size 64; the run used 32"):
+        resumed_options(saved, given, explicit=frozenset({"lr", "batch_size"}))
+    resumed = Trainer(given, resume=True, on_event=lambda event: None, explicit=frozenset({"lr", "out"}))
+    assert resumed.options.batch_size == 32 and resumed.optimizer.param_groups[0]["lr"] == 5e-4
+    assert read_phases(Path(options.out))[-1]["resumed"][0]["changed"] == {"lr": 5e-4}
+
+
+def test_an_old_checkpoint_without_newer_options_still_resumes(tmp_path) -> None:
+    from amsolve.train.trainer import resumed_options
+
+    saved = {name: value for name, value in vars(small_options(tmp_path)).items() if name != "mix_supervised"}
+    merged, changed = resumed_options(saved, small_options(tmp_path), explicit=None)
+    assert merged.mix_supervised == 0.0 and changed == {}
+
+
+def test_a_new_run_never_writes_into_a_directory_with_files(tmp_path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "model.pt").write_bytes(b"somebody's weights")
+    with pytest.raises(InputError, match="not an empty directory"):
+        train(small_options(tmp_path))
+    assert (out / "model.pt").read_bytes() == b"somebody's weights"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [({"starts": 1}, "at least 2"), ({"baseline": "rollout", "starts": 4}, "shared baseline only")],
+)
+def test_start_counts_that_cannot_train_are_refused(tmp_path, changes, message) -> None:
+    with pytest.raises(InputError, match=message):
+        train(small_options(tmp_path, **changes))
+
+
+def test_the_rollout_baseline_is_updated_under_the_mixed_loss(tmp_path, monkeypatch) -> None:
+    sample = str(DATA / "tsp20_sample.txt")
+    options = small_options(
+        tmp_path, nodes=20, baseline="rollout", supervised=sample, mix_supervised=0.5, epochs=1,
+        epoch_size=8, batch_size=4, val_set=sample, val_size=5,
+    )  # fmt: skip
+    ended = []
+    monkeypatch.setattr(RolloutBaseline, "end_epoch", lambda self, model: ended.append(1) or False)
+    train(options)
+    assert ended == [1]
+
+
+def test_non_finite_gradients_stop_the_run_before_the_weights_change(tmp_path) -> None:
+    trainer = Trainer(small_options(tmp_path, epochs=1), resume=False, on_event=lambda event: None)
+    before = [parameter.detach().clone() for parameter in trainer.model.parameters()]
+    next(trainer.model.parameters()).register_hook(lambda grad: grad * math.nan)  # the loss stays finite
+    with pytest.raises(TrainingError, match="gradients became nan"):
+        trainer.run()
+    assert all(torch.equal(old, new) for old, new in zip(before, trainer.model.parameters(), strict=True))

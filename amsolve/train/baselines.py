@@ -104,8 +104,9 @@ class RolloutBaseline:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.policy.load_state_dict(state["policy"])
-        self.policy_lengths = state["policy_lengths"]
-        self.eval_coords = state["eval_coords"]
+        device = next(self.policy.parameters()).device  # checkpoints are read onto the CPU
+        self.policy_lengths = state["policy_lengths"].to(device)
+        self.eval_coords = state["eval_coords"].to(device)
         if state["warmup"] is None:
             self.warmup = None
         else:

@@ -23,6 +23,7 @@ from amsolve.decode.augment import SYMMETRIES, apply_symmetry
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
 from amsolve.errors import AmsolveError, InputError
+from amsolve.io.text import write_text_atomic
 from amsolve.machine import machine_description
 from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
@@ -44,7 +45,7 @@ class TrainOptions:
     """Everything that defines a training run (stored in its checkpoint and model card)."""
 
     nodes: int = 20
-    out: str = "runs/tsp20"
+    out: str = "runs/tsp20"  # the CLI's default is runs/tsp<nodes>
     baseline: str = "shared"
     starts: int | None = None  # shared baseline: start cities per instance (None: all n)
     supervised: str | None = None  # teacher forcing on this dataset's reference tours instead of REINFORCE
@@ -69,6 +70,7 @@ class TrainOptions:
     command: str = ""  # the command line that started the run, for the model card
 
     def validate(self) -> None:
+        """An InputError naming the first option out of range."""
         if self.baseline not in BASELINES:
             raise InputError(f"unknown baseline {self.baseline!r}; choose one of {', '.join(BASELINES)}")
         if self.nodes < 3:
@@ -76,8 +78,10 @@ class TrainOptions:
         for name in ("epochs", "epoch_size", "batch_size", "val_size", "trajectories"):
             if getattr(self, name) < 1:
                 raise InputError(f"--{name.replace('_', '-')} must be at least 1")
-        if self.starts is not None and not self.starts >= 1:
-            raise InputError("--starts must be at least 1")
+        if self.starts is not None and self.baseline != "shared":
+            raise InputError("--starts is for the shared baseline only")
+        if self.starts is not None and not self.starts >= 2:
+            raise InputError("--starts must be at least 2: the shared baseline is the mean over the starts")
         if not (self.mix_supervised >= 0 and math.isfinite(self.mix_supervised)):
             raise InputError("--mix-supervised must be a weight of 0 or more")
         if self.mix_supervised and not self.supervised:
@@ -86,6 +90,34 @@ class TrainOptions:
             raise InputError("--lr must be a positive number")
         if self.max_time is not None and self.max_time <= 0:
             raise InputError("--max-time must be positive")
+
+
+CHANGEABLE_ON_RESUME = ("epochs", "lr", "max_time", "checkpoint_minutes", "threads", "device")
+"""Options a resumed run may take from the new command; every other one is the run's own."""
+
+
+def resumed_options(
+    saved: dict[str, Any], given: TrainOptions, explicit: frozenset[str] | None
+) -> tuple[TrainOptions, dict[str, Any]]:
+    """The options a resumed run goes on with, and those of them that changed.
+
+    `saved` are the checkpoint's options; of `given`, only the names in `explicit` count (None:
+    all of them, as from Python). A given option outside `CHANGEABLE_ON_RESUME` that differs from
+    the run's own is an error, so a resume never silently trains something else.
+    """
+    defaults = TrainOptions()
+    names = [name for name in asdict(defaults) if name not in ("command", "out")]
+    run = {name: saved.get(name, getattr(defaults, name)) for name in names}
+    changed = {}
+    for name in names if explicit is None else [name for name in names if name in explicit]:
+        value = getattr(given, name)
+        if value == run[name]:
+            continue
+        if name not in CHANGEABLE_ON_RESUME:
+            option = f"--{name.replace('_', '-')} {value!r}"
+            raise InputError(f"{given.out}: cannot resume with {option}; the run used {run[name]!r}")
+        run[name], changed[name] = value, value
+    return TrainOptions(**run, out=given.out, command=saved.get("command", "")), changed
 
 
 @dataclass
@@ -146,11 +178,23 @@ def _stop_on_signals() -> Iterator[dict[str, bool]]:
 class Trainer:
     """One training run in `options.out`; `run()` trains until done, stopped or out of time."""
 
-    def __init__(self, options: TrainOptions, resume: bool, on_event: Callable[[TrainEvent], None]) -> None:
+    def __init__(
+        self,
+        options: TrainOptions,
+        resume: bool,
+        on_event: Callable[[TrainEvent], None],
+        explicit: frozenset[str] | None = None,
+    ) -> None:
+        """Sets up a new run in `options.out`, or with `resume` the one there (see `resumed_options`)."""
+        out, command = Path(options.out), options.command
+        checkpoint = self._existing_run(out, resume)
+        changed: dict[str, Any] = {}
+        if checkpoint is not None:
+            options, changed = resumed_options(checkpoint["options"], options, explicit)
         options.validate()
         self.options = options
         self.on_event = on_event
-        self.out = Path(options.out)
+        self.out = out
         self.device = resolve_device(options.device)
         if options.threads:
             torch.set_num_threads(options.threads)
@@ -168,18 +212,28 @@ class Trainer:
         self.generator = torch.Generator(device=self.device).manual_seed(options.seed)
         self.baseline = self._baseline()
         self.progress = _Progress()
-        checkpoint_exists = (self.out / CHECKPOINT_FILE).exists()
-        if resume:
-            if not checkpoint_exists:
-                raise InputError(f"{self.out}: no checkpoint to resume from")
-            self._restore(load_checkpoint(self.out))
-        elif checkpoint_exists:
-            raise InputError(f"{self.out} holds a training run already; use --resume, or another --out")
-        else:
+        if checkpoint is None:
             self._start_phase()
+        else:
+            self._restore(checkpoint)
+            self._record_resume(command, changed)
+
+    @staticmethod
+    def _existing_run(out: Path, resume: bool) -> dict[str, Any] | None:
+        """The checkpoint to resume from (None for a new run); never lets a new run overwrite files."""
+        if resume:
+            if not (out / CHECKPOINT_FILE).is_file():
+                raise InputError(f"{out}: no checkpoint to resume from")
+            return load_checkpoint(out)
+        if (out / CHECKPOINT_FILE).exists():
+            raise InputError(f"{out} holds a training run already; use --resume, or another --out")
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise InputError(f"{out} exists and is not an empty directory; choose another --out")
+        return None
 
     @property
     def steps_per_epoch(self) -> int:
+        """Gradient steps per epoch (at least one)."""
         return max(1, self.options.epoch_size // self.options.batch_size)
 
     def _initial_model(self) -> AttentionModel:
@@ -214,8 +268,8 @@ class Trainer:
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             }
         )
-        (self.out / LOG_FILE).write_text("".join(json.dumps(record) + "\n" for record in log))
-        (self.out / PHASES_FILE).write_text(json.dumps(phases, indent=1) + "\n")
+        write_text_atomic(self.out / LOG_FILE, "".join(json.dumps(record) + "\n" for record in log), force=True)
+        write_text_atomic(self.out / PHASES_FILE, json.dumps(phases, indent=1) + "\n", force=True)
 
     def _validation_set(self) -> ReferenceSet | torch.Tensor:
         if self.options.val_set:
@@ -246,15 +300,17 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "baseline": self.baseline.state_dict(),
             "generator": self.generator.get_state(),
+            "generator_device": self.device.type,
             "progress": asdict(self.progress),
         }
 
     def _restore(self, state: dict[str, Any]) -> None:
-        saved = state["options"]
-        for key in ("nodes", "baseline", "supervised", "mix_supervised", "embed_dim", "n_layers"):
-            if saved.get(key) != getattr(self.options, key):
-                option = f"--{key.replace('_', '-')} {getattr(self.options, key)!r}"
-                raise InputError(f"{self.out}: cannot resume with {option}; the run used {saved.get(key)!r}")
+        """Model, optimiser, baseline, random stream and counters as the checkpoint left them."""
+        saved_device = state.get("generator_device", "cpu")
+        if saved_device != self.device.type:
+            raise InputError(
+                f"{self.out}: the run was trained on {saved_device}; resume it with --device {saved_device}"
+            )
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         for group in self.optimizer.param_groups:
@@ -262,6 +318,16 @@ class Trainer:
         self.baseline.load_state_dict(state["baseline"])
         self.generator.set_state(state["generator"])
         self.progress = _Progress(**state["progress"])
+
+    def _record_resume(self, command: str, changed: dict[str, Any]) -> None:
+        """Notes in the run's phases when it was resumed, by which command, with which changes."""
+        phases = read_phases(self.out)
+        if not phases:
+            return
+        resumes = phases[-1].setdefault("resumed", [])
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        resumes.append({"at": now, "command": command or "amsolve train (Python API)", "changed": changed})
+        write_text_atomic(self.out / PHASES_FILE, json.dumps(phases, indent=1) + "\n", force=True)
 
     def _epoch_order(self) -> torch.Tensor:
         """This epoch's permutation of the reference set (a function of seed and epoch only)."""
@@ -343,7 +409,12 @@ class Trainer:
             )
         self.optimizer.zero_grad(set_to_none=True)
         result.loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.options.max_grad_norm)
+        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.options.max_grad_norm)
+        if not math.isfinite(norm.item()):
+            raise TrainingError(
+                f"gradients became {norm.item()} at epoch {self.progress.epoch + 1}, step {self.progress.step + 1}; "
+                f"the last good checkpoint in {self.out} is kept (lower --lr?)"
+            )
         self.optimizer.step()
         self.progress.step += 1
         self.progress.instances_seen += self.options.batch_size
@@ -388,7 +459,7 @@ class Trainer:
         """Baseline update (rollout), validation, best weights, log line and model card."""
         progress = self.progress
         replaced = None
-        if isinstance(self.baseline, RolloutBaseline) and self.reference is None:
+        if isinstance(self.baseline, RolloutBaseline) and (self.reference is None or self.options.mix_supervised):
             replaced = self.baseline.end_epoch(self.model)
             self.model.train()
         figures = self._validate()
@@ -425,7 +496,10 @@ class Trainer:
 
 
 def train(
-    options: TrainOptions, resume: bool = False, on_event: Callable[[TrainEvent], None] = lambda event: None
+    options: TrainOptions,
+    resume: bool = False,
+    on_event: Callable[[TrainEvent], None] = lambda event: None,
+    explicit: frozenset[str] | None = None,
 ) -> TrainSummary:
-    """Runs (or resumes) training as `options` say; see `Trainer`."""
-    return Trainer(options, resume, on_event).run()
+    """Runs (or resumes) training as `options` say; see `Trainer` and `resumed_options`."""
+    return Trainer(options, resume, on_event, explicit).run()
