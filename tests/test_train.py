@@ -340,3 +340,14 @@ def test_non_finite_gradients_stop_the_run_before_the_weights_change(tmp_path) -
     with pytest.raises(TrainingError, match="gradients became nan"):
         trainer.run()
     assert all(torch.equal(old, new) for old, new in zip(before, trainer.model.parameters(), strict=True))
+
+
+def test_the_curve_is_drawn_when_an_earlier_phase_had_no_validation_set(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    sample = str(DATA / "tsp20_sample.txt")
+    first = train(small_options(tmp_path / "first", nodes=20, epochs=1, epoch_size=64))  # random validation
+    options = small_options(
+        tmp_path / "second", nodes=20, epochs=1, epoch_size=64, init_from=str(first.out), val_set=sample, val_size=5
+    )
+    train(options)
+    assert (Path(options.out) / "curve.png").stat().st_size > 0

@@ -141,9 +141,10 @@ def plot_curve(path: Path, log: list[dict[str, Any]], phases: list[dict[str, Any
         return
     plt = pyplot()
     figure, axis = plt.subplots(figsize=(6, 4))
-    hours = [record["total_wall_seconds"] / 3600 for record in log]
     for key, label in (("greedy_gap_pct", "greedy"), ("multistart8_gap_pct", "multi-start ×8")):
-        axis.plot(hours, [max(record[key], 1e-3) for record in log], marker=".", label=label)
+        measured = [record for record in log if key in record]  # phases without --val-set have no gaps
+        hours = [record["total_wall_seconds"] / 3600 for record in measured]
+        axis.plot(hours, [max(record[key], 1e-3) for record in measured], marker=".", label=label)
     nodes = {phase["phase"]: phase["options"]["nodes"] for phase in phases}
     for number, phase in enumerate(sorted({record["phase"] for record in log})):
         first = next(record for record in log if record["phase"] == phase)
