@@ -111,9 +111,9 @@ def solve(
 ) -> None:
     """Solve instances with a pretrained model and print each tour and its length."""
     from amsolve.decode.strategies import DecodeOptions
-    from amsolve.figures import plot_tour
+    from amsolve.figures import plot_tour, pyplot
     from amsolve.io import load_instances
-    from amsolve.outputs import check_writable, tour_paths, write_tours
+    from amsolve.outputs import check_tour_directory, check_writable, write_tours
     from amsolve.render import ProgressBar, render_solutions, solutions_json
     from amsolve.solver import SolveOptions, solve_instances
 
@@ -139,19 +139,20 @@ def solve(
             raise InputError("--limit must be at least 1")
         instances = [instance for path in files for instance in load_instances(path, file_format, limit)]
         if tour_out is not None:
-            check_writable(tour_paths(tour_out, instances), force)
+            check_tour_directory(tour_out, instances, force)
         if plot is not None:
+            pyplot()
             check_writable([plot], force)
         with ProgressBar(len(instances), "solving", enabled=not json_output) as progress:
             solutions = solve_instances(instances, options, on_progress=progress.advance)
-        if tour_out is not None:
-            write_tours(tour_out, solutions, force)
-        if plot is not None:
-            plot_tour(plot, solutions[0], force)
         if json_output:
             typer.echo(solutions_json(solutions))
         else:
             render_solutions(solutions, show_tour)
+        if tour_out is not None:
+            write_tours(tour_out, solutions, force)
+        if plot is not None:
+            plot_tour(plot, solutions[0], force)
 
 
 @app.command()
@@ -194,7 +195,7 @@ def bench(
     from amsolve.bench import collect_datasets, default_datasets, read_optima, run_bench, write_csv
     from amsolve.decode.strategies import DecodeOptions
     from amsolve.device import resolve_device
-    from amsolve.figures import plot_bench
+    from amsolve.figures import plot_bench, pyplot
     from amsolve.outputs import check_writable
     from amsolve.pipeline import parse_pipelines
     from amsolve.render import ProgressBar, bench_json, render_bench
@@ -213,19 +214,21 @@ def bench(
         )
         pipelines = parse_pipelines(decode, template)
         check_writable([path for path in (csv_out, plot) if path is not None], force)
+        if plot is not None:
+            pyplot()
         table = read_optima(optima) if optima else {}
         datasets = collect_datasets(paths, table, limit) if paths else default_datasets(limit)
         total = len(pipelines) * sum(len(dataset.instances) for dataset in datasets)
         with ProgressBar(total, "benchmarking", enabled=not json_output) as progress:
             rows = run_bench(datasets, pipelines, str(resolve_device(device)), on_progress=progress.advance)
-        if csv_out is not None:
-            write_csv(csv_out, rows, force)
-        if plot is not None:
-            plot_bench(plot, rows, force)
         if json_output:
             typer.echo(bench_json(rows))
         else:
             render_bench(rows)
+        if csv_out is not None:
+            write_csv(csv_out, rows, force)
+        if plot is not None:
+            plot_bench(plot, rows, force)
 
 
 def _given_options(ctx: typer.Context) -> frozenset[str]:

@@ -80,6 +80,41 @@ def test_tour_out_writes_tours_and_never_overwrites_without_force(model_dir, tmp
     assert "TOUR_SECTION" in (out / "berlin52.tour").read_text()
 
 
+def test_a_tsplib_name_cannot_send_a_tour_outside_the_tour_directory(model_dir, tmp_path) -> None:
+    crafted = tmp_path / "crafted.tsp"
+    crafted.write_text(tsplib("1 0 0\n2 3 0\n3 0 4\n").replace("NAME: x", "NAME: ../../escaped"))
+    out = tmp_path / "deep" / "tours"
+    result = invoke("solve", crafted, "--model", model_dir, "--decode", "greedy", "--tour-out", out)
+    assert result.exit_code == 0, result.output
+    assert [path.name for path in out.iterdir()] == ["_.._escaped.tour"]
+
+
+@pytest.mark.parametrize(
+    ("option", "target", "expected"),
+    [
+        ("--tour-out", "a-file.txt", "takes a directory"),
+        ("--plot", "missing/tour.png", "does not exist"),
+        ("--plot", ".", "is a directory"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_solving(
+    model_dir, tmp_path, monkeypatch, option, target, expected
+) -> None:
+    import amsolve.solver
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file.txt").write_text("precious")
+    monkeypatch.setattr(amsolve.solver, "solve_instances", lambda *args, **kwargs: pytest.fail("solved anyway"))
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", model_dir, option, target)
+    assert result.exit_code == 2 and expected in error_line(result)
+    assert (tmp_path / "a-file.txt").read_text() == "precious"
+
+
+def test_bench_refuses_a_csv_in_a_missing_directory_before_measuring(tmp_path) -> None:
+    result = invoke("bench", DATA / "berlin52.tsp", "--csv", tmp_path / "missing" / "rows.csv")
+    assert result.exit_code == 2 and "does not exist" in error_line(result)
+
+
 def test_plot_writes_a_png(model_dir, tmp_path) -> None:
     pytest.importorskip("matplotlib")
     picture = tmp_path / "tour.png"
