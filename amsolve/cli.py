@@ -33,7 +33,7 @@ ModelOption = Annotated[
     str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
 ]
 DeviceOption = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
-SeedOption = Annotated[int, typer.Option(help="Seed of the sampling decoder.")]
+SeedOption = Annotated[int, typer.Option(help="Seed (0 or more) of the sampling decoder and of iterated local search.")]
 BatchSizeOption = Annotated[int, typer.Option(help="Instances of equal size decoded together.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")]
 

@@ -176,6 +176,8 @@ def test_bad_input_is_one_line_and_nonzero(model_dir, tmp_path, content, expecte
         ("--format", "xml", "unknown format"),
         ("--beam-width", "0", "--beam-width"),
         ("--limit", "0", "--limit"),
+        ("--improve", "0", "--improve must be at least 1"),
+        ("--seed", "-1", "--seed must be 0 or more"),
     ],
 )
 def test_unknown_option_values_are_one_line_errors(model_dir, option, value, expected) -> None:
@@ -225,3 +227,22 @@ def test_train_writes_a_model_and_resumes_with_the_runs_own_options(tmp_path) ->
     refused = invoke("train", "--out", out, "--resume", "--batch-size", "32")
     assert refused.exit_code == 2
     assert "cannot resume with --batch-size 32; the run used 16" in error_line(refused)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("n_heads", 0, "n_heads must be a positive integer"),
+        ("ff_dim", -4, "ff_dim"),
+        ("trained_nodes", "20", "trained_nodes"),
+    ],
+)
+def test_a_config_no_network_can_be_built_from_is_one_line(model_dir, tmp_path, key, value, expected) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(model_dir, broken)
+    config = json.loads((broken / "config.json").read_text())
+    config[key] = value
+    (broken / "config.json").write_text(json.dumps(config))
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", broken)
+    assert result.exit_code == 2
+    assert expected in error_line(result) and "config.json" in error_line(result)

@@ -45,9 +45,11 @@ class DecodeOptions:
     def __post_init__(self) -> None:
         if self.strategy not in DECODERS:
             raise InputError(f"unknown decoder {self.strategy!r}; choose one of {', '.join(DECODERS)}")
-        for name in ("samples", "beam_width", "keep"):
+        for name, option in (("samples", "--samples"), ("beam_width", "--beam-width"), ("keep", "--improve")):
             if getattr(self, name) < 1:
-                raise InputError(f"--{name.replace('_', '-')} must be at least 1")
+                raise InputError(f"{option} must be at least 1")
+        if self.seed < 0:
+            raise InputError("--seed must be 0 or more")
         if self.starts is not None and self.starts < 1:
             raise InputError("--starts must be at least 1")
         if not self.temperature > 0 or not math.isfinite(self.temperature):
