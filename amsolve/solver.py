@@ -90,6 +90,7 @@ class ModelCache:
         self.loaded: dict[str, AttentionModel] = {}
 
     def for_size(self, n: int) -> tuple[str, AttentionModel]:
+        """The model for instances of `n` cities, and its name."""
         name = self.name or nearest_model(n)
         if name not in self.loaded:
             self.loaded[name] = load_model(name, self.device)
@@ -139,10 +140,14 @@ def solve_instances(
     instances: Sequence[Instance],
     options: SolveOptions,
     on_progress: Callable[[int], None] = lambda done: None,
+    models: ModelCache | None = None,
 ) -> list[Solution]:
-    """Solves every instance; instances of equal size are batched. Order is kept."""
+    """Solves every instance; instances of equal size are batched. Order is kept.
+
+    `models` (made for `options`) lets several calls share loaded models, as a benchmark does.
+    """
     device = resolve_device(options.device)
-    models = ModelCache(options.model, device)
+    models = models or ModelCache(options.model, device)
     by_size: dict[int, list[int]] = {}
     for index, instance in enumerate(instances):
         by_size.setdefault(instance.n, []).append(index)

@@ -43,6 +43,18 @@ def test_a_tour_following_the_circle_has_gap_zero(tmp_path, model_dir) -> None:
     assert abs(row.gap_mean_pct) < 1e-9 and abs(row.gap_max_pct) < 1e-9  # 2-opt untangles a convex polygon
 
 
+def test_the_model_is_loaded_once_per_pipeline_outside_the_timings(tmp_path, model_dir, monkeypatch) -> None:
+    import amsolve.solver
+
+    loads = []
+    original = amsolve.solver.load_model
+    monkeypatch.setattr(amsolve.solver, "load_model", lambda *args: loads.append(args) or original(*args))
+    paths = [circle_dataset(tmp_path / f"circle{n}.txt", 2, n) for n in (10, 12, 14)]
+    pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="none", model=str(model_dir))
+    rows = run_bench(collect_datasets(paths, {}, None), [pipeline, pipeline], "cpu")
+    assert len(rows) == 6 and len(loads) == 2
+
+
 def test_a_broken_reference_line_is_rejected_with_its_line_number(tmp_path) -> None:
     good = (DATA / "tsp20_sample.txt").read_text().splitlines()
     broken = good[1].replace(" output 1 ", " output 2 ", 1)  # tour no longer closes on its start

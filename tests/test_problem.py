@@ -182,15 +182,17 @@ def test_validate_tour_returns_int64() -> None:
     assert tour.dtype == np.int64 and tour.tolist() == [3, 2, 1, 0]
 
 
-def test_tour_lengths_validate_every_row() -> None:
-    instance = square()
-    assert instance.tour_lengths(np.array([[0, 1, 2, 3], [1, 3, 0, 2]])).tolist() == [14.0, 18.0]
-    with pytest.raises(TourError, match=r"rect: tours\[1\]: tour visits city 10 more than once"):
-        instance.tour_lengths(np.array([[0, 1, 2, 3], [0, 0, 1, 2]]))
-    with pytest.raises(TourError, match=r"tours\[0\]: tour has 3 cities, expected 4"):
-        instance.tour_lengths(np.array([[0, 1, 2]]))
-    with pytest.raises(TourError, match=r"tours must be a \(k, n\) array"):
-        instance.tour_lengths(np.array([0, 1, 2, 3]))
+def test_check_permutations_names_the_first_bad_row() -> None:
+    from amsolve.problem.instance import check_permutations
+
+    tours = check_permutations(np.array([[0, 1, 2, 3], [1, 3, 0, 2]], dtype=np.int32), 4)
+    assert tours.dtype == np.int64 and tours.flags.c_contiguous and tours.tolist()[1] == [1, 3, 0, 2]
+    with pytest.raises(TourError, match=r"tours\[1\] is not a permutation of the 4 cities"):
+        check_permutations(np.array([[0, 1, 2, 3], [0, 0, 1, 2]]), 4)
+    with pytest.raises(TourError, match=r"integer array \(k, 4\)"):
+        check_permutations(np.array([[0, 1, 2]]), 4)
+    with pytest.raises(TourError, match=r"integer array \(k, 4\)"):
+        check_permutations(np.array([0, 1, 2, 3]), 4)
 
 
 def test_tour_length_validates_first() -> None:

@@ -9,6 +9,17 @@ from amsolve.errors import InputError, TourError
 from amsolve.problem import distance
 
 
+def check_permutations(tours: np.ndarray, n: int) -> np.ndarray:
+    """`tours` (k, n) as a contiguous int64 copy; a TourError unless each row is a permutation of range(n)."""
+    tours = np.asarray(tours)
+    if tours.ndim != 2 or tours.shape[1] != n or not np.issubdtype(tours.dtype, np.integer):
+        raise TourError(f"tours must be an integer array (k, {n}), got {tours.dtype} {tours.shape}")
+    invalid = ~(np.sort(tours, axis=1) == np.arange(n)).all(axis=1)  # (k,)
+    if invalid.any():
+        raise TourError(f"tours[{int(np.argmax(invalid))}] is not a permutation of the {n} cities")
+    return np.array(tours, dtype=np.int64, order="C")
+
+
 def tour_problem(tour_ids: np.ndarray, ids: np.ndarray) -> str | None:
     """Say what keeps `tour_ids` from visiting every city of `ids` once; None if nothing does.
 
@@ -118,20 +129,6 @@ class Instance:
             raise TourError(f"{self.label}: {problem}")
         return tour.astype(np.int64, copy=False)
 
-    def validate_tours(self, tours: np.ndarray) -> np.ndarray:
-        """`tours` (k, n) as int64 if every row is a permutation of range(n); else TourError."""
-        tours = np.asarray(tours)
-        if tours.ndim != 2:
-            raise TourError(f"{self.label}: tours must be a (k, n) array, got shape {tours.shape}")
-        if tours.shape[1] == self.n and np.issubdtype(tours.dtype, np.integer):
-            valid = (np.sort(tours, axis=1) == np.arange(self.n)).all(axis=1)
-        else:
-            valid = np.zeros(len(tours), dtype=bool)
-        if not valid.all():
-            row = int(np.argmin(valid))
-            raise TourError(f"{self.label}: tours[{row}]: {self._tour_problem(tours[row])}")
-        return tours.astype(np.int64, copy=False)
-
     def _tour_problem(self, tour: np.ndarray) -> str | None:
         """What keeps `tour` (0-based positions) from being a permutation of range(n), or None."""
         if tour.ndim != 1 or not np.issubdtype(tour.dtype, np.integer):
@@ -144,10 +141,6 @@ class Instance:
     def tour_length(self, tour: np.ndarray) -> float:
         """Length of a closed tour (0-based positions) in the instance's metric; validates first."""
         return distance.tour_length(self.coords, self.metric, self.validate_tour(tour))
-
-    def tour_lengths(self, tours: np.ndarray) -> np.ndarray:
-        """Lengths (k,) of closed tours (k, n) in the instance's metric; validates first."""
-        return distance.tour_lengths(self.coords, self.metric, self.validate_tours(tours))
 
     def tour_ids(self, tour: np.ndarray) -> list[int]:
         """The file's city ids along a tour given as 0-based positions."""

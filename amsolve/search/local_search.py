@@ -25,8 +25,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from amsolve.errors import InputError, TourError
+from amsolve.errors import InputError
 from amsolve.problem.distance import tour_lengths
+from amsolve.problem.instance import check_permutations
 from amsolve.search.kernels import EUCLIDEAN, dist, kernel_points, metric_code, move_segment, step, two_opt_move
 from amsolve.search.neighbours import DEFAULT_NEIGHBOURS, nearest_neighbours
 
@@ -268,18 +269,6 @@ def _check_method(method: str) -> None:
         raise InputError(f"unknown local search {method!r}; expected one of {', '.join(LOCAL_SEARCHES)}")
 
 
-def _check_tours(coords: np.ndarray, tours: np.ndarray) -> np.ndarray:
-    """A contiguous int64 copy of `tours` (k, n); TourError unless each row is a permutation of the cities."""
-    tours = np.asarray(tours)
-    n = len(coords)
-    if tours.ndim != 2 or tours.shape[1] != n or not np.issubdtype(tours.dtype, np.integer):
-        raise TourError(f"tours must be an integer array (k, {n}), got {tours.dtype} {tours.shape}")
-    invalid = ~(np.sort(tours, axis=1) == np.arange(n)).all(axis=1)
-    if invalid.any():
-        raise TourError(f"tours[{int(np.argmax(invalid))}] is not a permutation of the {n} cities")
-    return np.array(tours, dtype=np.int64, order="C")
-
-
 def improve_tours(
     coords: np.ndarray,
     metric: str,
@@ -295,7 +284,7 @@ def improve_tours(
     past it, tours are returned as they are (still permutations, never longer than given).
     """
     _check_method(method)
-    tours = _check_tours(coords, tours)
+    tours = check_permutations(tours, len(coords))
     stop = math.inf if deadline is None else deadline
     if method != "none" and time.perf_counter() < stop:
         space = _search_space(coords, metric, neighbours)
@@ -321,7 +310,7 @@ def iterated_local_search(
     how many kicks fit before the deadline.
     """
     _check_method(method)
-    best_tour = _check_tours(coords, np.asarray(tour)[None])[0]
+    best_tour = check_permutations(np.asarray(tour)[None], len(coords))[0]
     if method != "none" and time.perf_counter() < deadline:
         space = _search_space(coords, metric, neighbours)
         oropt = method == "2opt+oropt"
