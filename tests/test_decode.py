@@ -27,6 +27,7 @@ def random_coords(batch: int, n: int, seed: int) -> torch.Tensor:
         DecodeOptions("sample", samples=9, keep=3),
         DecodeOptions("beam", beam_width=5, keep=2),
         DecodeOptions("beam", beam_width=50, keep=4),
+        DecodeOptions("beam", beam_width=16, keep=8),  # at n = 3 fewer beams finish than are kept
         DecodeOptions("multistart", keep=2),
         DecodeOptions("multistart", starts=3, augment=True),
     ],

@@ -131,8 +131,16 @@ def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -
     batch, n, _ = coords.shape
     check_beam_memory(batch, n, options.beam_width, model.config.n_heads, coords.device)
     tours, scores = beam_search(model.decoder, model.precompute(coords), options.beam_width)
-    lengths = tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)
-    return _shortest(tours, lengths, options.keep)
+    lengths = tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)  # (batch, width)
+    found = _shortest(tours, lengths, options.keep)
+    unfinished = ~torch.isfinite(found.lengths)  # (batch, keep): fewer finished beams than `keep`
+    if not unfinished.any():
+        return found
+    # stand-ins keep the order shortest first: the longest finished tour again
+    last = ((~unfinished).sum(dim=1, keepdim=True) - 1).clamp(min=0)  # (batch, 1)
+    last_tours = found.tours.gather(1, last.unsqueeze(-1).expand(-1, -1, n))  # (batch, 1, n)
+    tours = torch.where(unfinished.unsqueeze(-1), last_tours, found.tours)
+    return Decoded(tours, torch.where(unfinished, found.lengths.gather(1, last), found.lengths))
 
 
 def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None) -> Decoded:
