@@ -1,4 +1,4 @@
-"""Benchmarks (DESIGN §5): datasets × pipelines → rows of gaps and times.
+"""Benchmarks (docs/DESIGN.md §5): datasets × pipelines → rows of gaps and times.
 
 A dataset is a Concorde-style file (one row) or a TSPLIB `.tsp` (one row per instance, plus a
 total per pipeline over all TSPLIB instances). References come from the dataset lines, from

@@ -1,4 +1,4 @@
-"""Decoding strategies: valid tours, and the relations between strategies DESIGN §2 promises."""
+"""Decoding strategies: valid tours, and the relations between strategies docs/DESIGN.md §2 promises."""
 
 from __future__ import annotations
 

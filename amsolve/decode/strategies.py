@@ -1,4 +1,4 @@
-"""Decoding strategies (DESIGN §2): greedy, sampling, beam search and multi-start, ×8 augmentation.
+"""Decoding strategies (docs/DESIGN.md §2): greedy, sampling, beam search and multi-start, ×8 augmentation.
 
 Every strategy turns a batch of instances in the unit square into candidate tours; the
 `keep` shortest per instance are returned, so local search can work on more than one.

@@ -1,4 +1,4 @@
-"""Autoregressive decoder: per-instance precomputation and one O(n·d) step (DESIGN §1).
+"""Autoregressive decoder: per-instance precomputation and one O(n·d) step (docs/DESIGN.md §1).
 
 A step's query comes from the context `[graph, last city, first city]`. Its three parts are
 projected once per instance: the graph part per instance, the first/last parts per node, so a

@@ -1,4 +1,4 @@
-"""Graph attention encoder: node embeddings from city coordinates (DESIGN §1)."""
+"""Graph attention encoder: node embeddings from city coordinates (docs/DESIGN.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Saving and loading model directories safely, and the registry of shipped models.
+"""Saving and loading model directories safely (the shipped ones are found by `registry`).
 
 A model directory holds `model.pt` (a plain state dict, loaded with `weights_only=True`, so no
 arbitrary object is ever unpickled) and `config.json` beside it.

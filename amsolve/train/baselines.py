@@ -1,4 +1,4 @@
-"""REINFORCE baselines b(s): what a tour's length is compared against (DESIGN §3)."""
+"""REINFORCE baselines b(s): what a tour's length is compared against (docs/DESIGN.md §3)."""
 
 from __future__ import annotations
 

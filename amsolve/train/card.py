@@ -98,7 +98,7 @@ def write_card(directory: Path) -> None:
     lines = [
         f"# Model card: `{directory.name}`",
         "",
-        f"Attention Model (DESIGN §1) trained on {phases[-1]['options']['nodes']}-city uniform instances, "
+        f"Attention Model (docs/DESIGN.md §1) trained on {phases[-1]['options']['nodes']}-city uniform instances, "
         f"{len(phases)} phase(s), {last['total_instances']:,} training instances, "
         f"{last['total_wall_seconds'] / 3600:.2f} wall-clock hours in all. "
         "The weights are those of the epoch with the shortest mean greedy tour on the validation set.",
