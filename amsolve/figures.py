@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -10,6 +9,7 @@ from typing import Any
 
 from amsolve.bench import TSPLIB_TOTAL, BenchRow
 from amsolve.errors import InputError
+from amsolve.files import atomic_write
 from amsolve.solver import Solution
 
 
@@ -26,20 +26,16 @@ def pyplot() -> ModuleType:
 
 
 def save_figure(figure: Any, path: Path, force: bool) -> None:
-    """Saves a figure as PNG through a temporary file; an existing file only with `force`."""
+    """Saves a figure as PNG atomically; an existing file only with `force`."""
     plt = pyplot()
-    if path.exists() and not force:
-        plt.close(figure)
-        raise InputError(f"{path}: file exists; use --force to overwrite")
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
     try:
-        figure.savefig(temp, dpi=120, bbox_inches="tight")
-        os.replace(temp, path)
+        if path.exists() and not force:
+            raise InputError(f"{path}: file exists; use --force to overwrite")
+        atomic_write(path, lambda file: figure.savefig(file, format="png", dpi=120, bbox_inches="tight"))
     except OSError as error:
         raise InputError(f"{path}: cannot write: {error.strerror or error}") from None
     finally:
         plt.close(figure)
-        temp.unlink(missing_ok=True)
 
 
 def plot_tour(path: Path, solution: Solution, force: bool) -> None:

@@ -5,7 +5,6 @@ Every error is an InputError with a one-line message that starts with where the 
 """
 
 import gzip
-import os
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from amsolve.errors import InputError
+from amsolve.files import atomic_write
 
 
 def at_line(path: Path, line_no: int) -> str:
@@ -112,21 +112,13 @@ class CityRows:
 
 
 def write_text_atomic(path: Path, text: str, force: bool = False) -> Path:
-    """Write `text` to `path` so that no reader ever sees a half-written file.
-
-    The text goes to a temporary file in the same directory, which then replaces `path`
-    (os.replace). An existing file is only replaced when `force` is set.
-    """
+    """Writes `text` to `path` atomically (see `atomic_write`); an existing file only with `force`."""
     if path.exists() and not force:
         raise InputError(f"{path}: file exists; use --force to overwrite")
     if not path.parent.is_dir():
         raise InputError(f"{path}: directory {path.parent} does not exist")
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)
+        atomic_write(path, lambda file: file.write(text.encode("utf-8")))
     except OSError as err:
         raise InputError(f"{path}: cannot write: {err.strerror or err}") from err
-    finally:
-        temp.unlink(missing_ok=True)
     return path

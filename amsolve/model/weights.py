@@ -6,13 +6,12 @@ arbitrary object is ever unpickled) and `config.json` beside it.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import torch
 
 from amsolve.errors import WeightsError
+from amsolve.files import atomic_write
 from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
 
@@ -20,28 +19,13 @@ WEIGHTS_FILE = "model.pt"
 CONFIG_FILE = "config.json"
 
 
-def atomic_write_bytes(path: Path, write: callable) -> None:
-    """Writes a file through `write(file_object)` into a temporary file renamed over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            write(file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp_name, 0o644)  # mkstemp makes files private; these are meant to be shared
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-
-
 def save_model(model: AttentionModel, directory: Path) -> None:
     """Writes the weights and config of `model` into `directory` (each file atomically)."""
     state = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
-    atomic_write_bytes(directory / WEIGHTS_FILE, lambda file: torch.save(state, file))
+    directory.mkdir(parents=True, exist_ok=True)
+    atomic_write(directory / WEIGHTS_FILE, lambda file: torch.save(state, file))
     text = model.config.to_json().encode()
-    atomic_write_bytes(directory / CONFIG_FILE, lambda file: file.write(text))
+    atomic_write(directory / CONFIG_FILE, lambda file: file.write(text))
 
 
 def load_state(path: Path) -> dict:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from amsolve.errors import InputError
+from amsolve.io.text import write_text_atomic
 
 LOG_FILE = "train.jsonl"
 PHASES_FILE = "phases.json"
@@ -125,7 +126,7 @@ def write_card(directory: Path) -> None:
     notes = directory / NOTES_FILE
     if notes.is_file():
         lines += ["## Notes", "", notes.read_text().strip(), ""]
-    (directory / CARD_FILE).write_text("\n".join(lines))
+    write_text_atomic(directory / CARD_FILE, "\n".join(lines), force=True)
     with contextlib.suppress(InputError):  # matplotlib is optional; the card says where the raw figures are
         plot_curve(directory / CURVE_FILE, log, phases)
 

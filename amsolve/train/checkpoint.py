@@ -7,7 +7,8 @@ from typing import Any
 
 import torch
 
-from amsolve.model.weights import atomic_write_bytes, load_state
+from amsolve.files import atomic_write
+from amsolve.model.weights import load_state
 
 CHECKPOINT_FILE = "checkpoint.pt"
 
@@ -15,7 +16,7 @@ CHECKPOINT_FILE = "checkpoint.pt"
 def save_checkpoint(directory: Path, state: dict[str, Any]) -> Path:
     """Writes `state` (tensors, numbers, strings and containers of them) to `directory`."""
     path = directory / CHECKPOINT_FILE
-    atomic_write_bytes(path, lambda file: torch.save(state, file))
+    atomic_write(path, lambda file: torch.save(state, file))
     return path
 
 
