@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from amsolve.errors import AmsolveError, InputError
+from amsolve.errors import AmsolveError
 
 app = typer.Typer(
     name="amsolve",
@@ -113,6 +113,7 @@ def solve(
     from amsolve.decode.strategies import DecodeOptions
     from amsolve.figures import plot_tour, pyplot
     from amsolve.io import load_instances
+    from amsolve.io.dataset import check_limit
     from amsolve.outputs import check_tour_directory, check_writable, write_tours
     from amsolve.render import ProgressBar, render_solutions, solutions_json
     from amsolve.solver import SolveOptions, solve_instances
@@ -135,8 +136,7 @@ def solve(
             batch_size=batch_size,
             time_limit=time_limit,
         )
-        if limit is not None and limit < 1:
-            raise InputError("--limit must be at least 1")
+        check_limit(limit)
         instances = [instance for path in files for instance in load_instances(path, file_format, limit)]
         if tour_out is not None:
             check_tour_directory(tour_out, instances, force)
@@ -196,14 +196,14 @@ def bench(
     from amsolve.decode.strategies import DecodeOptions
     from amsolve.device import resolve_device
     from amsolve.figures import plot_bench, pyplot
+    from amsolve.io.dataset import check_limit
     from amsolve.outputs import check_writable
     from amsolve.pipeline import parse_pipelines
     from amsolve.render import ProgressBar, bench_json, render_bench
     from amsolve.solver import SolveOptions
 
     with user_errors():
-        if limit is not None and limit < 1:
-            raise InputError("--limit must be at least 1")
+        check_limit(limit)
         template = SolveOptions(
             decode=DecodeOptions(samples=samples, beam_width=beam_width, starts=starts, augment=augment, seed=seed),
             local_search="none",

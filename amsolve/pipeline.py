@@ -6,7 +6,6 @@ from dataclasses import replace
 
 from amsolve.decode.strategies import DECODERS
 from amsolve.errors import InputError
-from amsolve.search import LOCAL_SEARCHES
 from amsolve.solver import SolveOptions
 
 AUGMENT_SUFFIXES = ("x8", "×8", "*8")
@@ -27,8 +26,6 @@ def parse_pipeline(spec: str, template: SolveOptions) -> SolveOptions:
         raise InputError(
             f"unknown decoder {spec!r}; use DECODER[x8][+LOCALSEARCH] with DECODER one of {', '.join(DECODERS)}"
         )
-    if search and search not in LOCAL_SEARCHES:
-        raise InputError(f"unknown local search in {spec!r}; choose one of {', '.join(LOCAL_SEARCHES)}")
     return replace(
         template,
         decode=replace(template.decode, strategy=decoder, augment=augment),

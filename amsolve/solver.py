@@ -20,7 +20,7 @@ from amsolve.errors import InputError
 from amsolve.model.network import AttentionModel
 from amsolve.model.registry import load_model, nearest_model
 from amsolve.problem import Instance
-from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search
+from amsolve.search import check_local_search, improve_tours, iterated_local_search
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, local search runs to its local optimum and iterated local search then
@@ -46,8 +46,7 @@ class SolveOptions:
     time_limit: float | None = None  # seconds per instance, all included; None: see AUTO_SECONDS_PER_CITY
 
     def __post_init__(self) -> None:
-        if self.local_search not in LOCAL_SEARCHES:
-            raise InputError(f"unknown local search {self.local_search!r}; choose one of {', '.join(LOCAL_SEARCHES)}")
+        check_local_search(self.local_search)
         if self.batch_size < 1:
             raise InputError("--batch-size must be at least 1")
         if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):

@@ -370,7 +370,7 @@ def test_dataset_limit_stops_reading(tmp_path: Path) -> None:
     assert [i.name for i in read_dataset(path, limit=2)] == ["d#1", "d#3"]
     with input_error("d.txt line 4: non-numeric coordinate 'garbage'"):
         read_dataset(path)
-    with input_error("d.txt: the limit must be at least 1"):
+    with input_error("--limit must be at least 1"):
         read_dataset(path, limit=0)
 
 

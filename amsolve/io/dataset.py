@@ -16,6 +16,12 @@ from amsolve.problem import Instance, tour_problem
 OUTPUT_KEYWORD = "output"
 
 
+def check_limit(limit: int | None) -> None:
+    """InputError unless `limit` (a number of instances to read) is None or at least 1."""
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1, got {limit}")
+
+
 def read_dataset(path: str | Path, limit: int | None = None) -> list[Instance]:
     """The instances of a dataset file (EUCLIDEAN), the first `limit` only if given.
 
@@ -24,8 +30,7 @@ def read_dataset(path: str | Path, limit: int | None = None) -> list[Instance]:
     not proven). Lines after the first `limit` instances are not parsed.
     """
     path = Path(path)
-    if limit is not None and limit < 1:
-        raise InputError(f"{path}: the limit must be at least 1 instance, got {limit}")
+    check_limit(limit)
     instances: list[Instance] = []
     for line_no, line in enumerate(read_lines(path), start=1):
         if limit is not None and len(instances) == limit:

@@ -263,10 +263,10 @@ def _kicks(
             _copy(best_tour, best_pos, tour, pos)
 
 
-def _check_method(method: str) -> None:
+def check_local_search(method: str) -> None:
     """InputError naming the valid values unless `method` is one of LOCAL_SEARCHES."""
     if method not in LOCAL_SEARCHES:
-        raise InputError(f"unknown local search {method!r}; expected one of {', '.join(LOCAL_SEARCHES)}")
+        raise InputError(f"unknown local search {method!r}; choose one of {', '.join(LOCAL_SEARCHES)}")
 
 
 def improve_tours(
@@ -283,7 +283,7 @@ def improve_tours(
     module docstring for what the result guarantees). `deadline` is a `time.perf_counter()` value:
     past it, tours are returned as they are (still permutations, never longer than given).
     """
-    _check_method(method)
+    check_local_search(method)
     tours = check_permutations(tours, len(coords))
     stop = math.inf if deadline is None else deadline
     if method != "none" and time.perf_counter() < stop:
@@ -309,7 +309,7 @@ def iterated_local_search(
     length; with method "none" the tour is returned as given. The result depends on `seed` and on
     how many kicks fit before the deadline.
     """
-    _check_method(method)
+    check_local_search(method)
     best_tour = check_permutations(np.asarray(tour)[None], len(coords))[0]
     if method != "none" and time.perf_counter() < deadline:
         space = _search_space(coords, metric, neighbours)

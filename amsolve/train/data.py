@@ -26,9 +26,6 @@ class ReferenceSet:
     def __len__(self) -> int:
         return self.coords.shape[0]
 
-    def head(self, count: int) -> ReferenceSet:
-        return ReferenceSet(self.coords[:count], self.tours[:count], self.lengths[:count])
-
 
 def uniform_instances(batch: int, n: int, generator: torch.Generator, device: torch.device) -> torch.Tensor:
     """`batch` instances of `n` cities drawn uniformly in the unit square: (batch, n, 2)."""
