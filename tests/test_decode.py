@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
-from amsolve.decode.rollout import tour_lengths
+from amsolve.decode.rollout import euclidean_tour_lengths
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
 
@@ -38,7 +38,7 @@ def test_every_decoded_tour_is_a_permutation(tiny_model, n, options) -> None:
     decoded = decode(tiny_model, coords, options)
     assert is_permutation(decoded.tours)
     assert decoded.tours.shape[:2] == decoded.lengths.shape
-    assert torch.allclose(decoded.lengths, tour_lengths(coords, decoded.tours), atol=1e-5)
+    assert torch.allclose(decoded.lengths, euclidean_tour_lengths(coords, decoded.tours), atol=1e-5)
     assert (decoded.lengths[:, 1:] >= decoded.lengths[:, :-1]).all()  # shortest first
 
 
@@ -93,7 +93,7 @@ def test_symmetries_keep_tour_lengths() -> None:
     coords = random_coords(5, 10, seed=5)
     tours = torch.randperm(10).expand(5, 1, 10)
     versions = all_symmetries(coords).view(SYMMETRIES, 5, 10, 2)
-    lengths = torch.stack([tour_lengths(version, tours) for version in versions])
+    lengths = torch.stack([euclidean_tour_lengths(version, tours) for version in versions])
     assert torch.allclose(lengths, lengths[0].expand_as(lengths), atol=1e-5)
     assert torch.equal(apply_symmetry(coords, 0), coords)
     assert len({tuple(version[0, 0].tolist()) for version in versions}) == SYMMETRIES

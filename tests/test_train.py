@@ -225,7 +225,7 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
         leftmost = coords[:, :, 0].argmin(dim=1, keepdim=True)  # (batch, 1)
         return 1.0 + 0.1 * (tours[:, :, 0] != leftmost).float()
 
-    monkeypatch.setattr(objectives, "tour_lengths", lengths_by_start)
+    monkeypatch.setattr(objectives, "euclidean_tour_lengths", lengths_by_start)
     torch.manual_seed(0)
     model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32)).train()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)

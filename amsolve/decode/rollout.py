@@ -120,7 +120,7 @@ def rollout(
     return Rollouts(torch.stack(steps, dim=-1), log_likelihood)
 
 
-def tour_lengths(coords: torch.Tensor, tours: torch.Tensor) -> torch.Tensor:
+def euclidean_tour_lengths(coords: torch.Tensor, tours: torch.Tensor) -> torch.Tensor:
     """Euclidean lengths (batch, s) of closed tours (batch, s, n) over coords (batch, n, 2)."""
     batch, rollouts, n = tours.shape
     index = tours.reshape(batch, rollouts * n, 1).expand(-1, -1, 2)

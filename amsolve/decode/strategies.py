@@ -14,7 +14,7 @@ import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries
 from amsolve.decode.beam import beam_search
-from amsolve.decode.rollout import greedy_selector, rollout, sampling_selector, tour_lengths
+from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout, sampling_selector
 from amsolve.errors import InputError
 from amsolve.machine import available_memory
 from amsolve.model.network import AttentionModel
@@ -121,7 +121,7 @@ def _shortest(tours: torch.Tensor, lengths: torch.Tensor, keep: int) -> Decoded:
     return Decoded(tours.gather(1, order.unsqueeze(-1).expand(-1, -1, tours.shape[-1])), lengths)
 
 
-def _rollout_chunks(batch: int, n: int, total: int, heads: int) -> int:
+def _rollouts_per_pass(batch: int, n: int, total: int, heads: int) -> int:
     """How many rollouts per instance fit in one pass under `ROLLOUT_ELEMENTS`."""
     return max(1, min(total, ROLLOUT_ELEMENTS // max(1, batch * n * heads)))
 
@@ -131,7 +131,7 @@ def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -
     batch, n, _ = coords.shape
     check_beam_memory(batch, n, options.beam_width, model.config.n_heads, coords.device)
     tours, scores = beam_search(model.decoder, model.precompute(coords), options.beam_width)
-    lengths = tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)  # (batch, width)
+    lengths = euclidean_tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)  # (batch, width)
     found = _shortest(tours, lengths, options.keep)
     unfinished = ~torch.isfinite(found.lengths)  # (batch, keep): fewer finished beams than `keep`
     if not unfinished.any():
@@ -152,7 +152,7 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
     cache = model.precompute(coords)
     firsts = start_cities(n, options.starts).to(coords.device)  # multi-start only
     total = {"greedy": 1, "sample": options.samples, "multistart": len(firsts)}[options.strategy]
-    chunk = _rollout_chunks(batch, n, total, model.config.n_heads)
+    chunk = _rollouts_per_pass(batch, n, total, model.config.n_heads)
     best: Decoded | None = None
     for begin in range(0, total, chunk):
         count = min(chunk, total - begin)
@@ -163,7 +163,7 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
         else:
             first, select = None, greedy_selector
         tours = rollout(model.decoder, cache, count, select, first=first).tours  # (batch, count, n)
-        lengths = tour_lengths(coords, tours)
+        lengths = euclidean_tour_lengths(coords, tours)
         if best is not None:
             tours, lengths = torch.cat((best.tours, tours), 1), torch.cat((best.lengths, lengths), 1)
         best = _shortest(tours, lengths, options.keep)

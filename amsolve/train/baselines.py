@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from amsolve.decode.rollout import greedy_selector, rollout, tour_lengths
+from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout
 from amsolve.model.network import AttentionModel
 from amsolve.train.stats import paired_t_test_less
 
@@ -122,6 +122,6 @@ def greedy_lengths(model: AttentionModel, coords: torch.Tensor, batch_size: int 
     lengths = []
     for chunk in coords.split(batch_size):
         tours = rollout(model.decoder, model.precompute(chunk), 1, greedy_selector).tours
-        lengths.append(tour_lengths(chunk, tours))
+        lengths.append(euclidean_tour_lengths(chunk, tours))
     model.train(was_training)
     return torch.cat(lengths)

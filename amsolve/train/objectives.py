@@ -7,7 +7,7 @@ from typing import Protocol
 
 import torch
 
-from amsolve.decode.rollout import gather_rows, rollout, sampling_selector, tour_lengths
+from amsolve.decode.rollout import euclidean_tour_lengths, gather_rows, rollout, sampling_selector
 from amsolve.model.decoder import visited_mask
 from amsolve.model.network import AttentionModel
 
@@ -63,7 +63,7 @@ def reinforce_loss(
         first=first,
         track_log_likelihood=True,
     )
-    lengths = tour_lengths(coords, rollouts.tours)  # (batch, s)
+    lengths = euclidean_tour_lengths(coords, rollouts.tours)  # (batch, s)
     reference = baseline.evaluate(coords, lengths).detach()  # (batch, s)
     advantage = lengths - reference
     loss = (advantage * rollouts.log_likelihood).mean()
@@ -109,5 +109,5 @@ def teacher_forcing_loss(
     target = sequence[:, :, 1 : n - 1].reshape(batch, -1, 1)
     loss = -log_probs.gather(-1, target).mean()
     with torch.no_grad():
-        reference_length = tour_lengths(coords, tours.unsqueeze(1)).mean().item()
+        reference_length = euclidean_tour_lengths(coords, tours.unsqueeze(1)).mean().item()
     return StepResult(loss, reference_length, reference_length)
