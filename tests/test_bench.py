@@ -122,6 +122,7 @@ def test_bench_json_gaps_equal_a_recomputation_from_solve_json(model_dir) -> Non
 
 
 def test_tsplib_rows_add_up_to_a_total_and_csv_and_plot_are_written(tmp_path, model_dir) -> None:
+    pytest.importorskip("matplotlib")
     csv, plot = tmp_path / "rows.csv", tmp_path / "gaps.png"
     result = runner.invoke(
         app,
@@ -143,8 +144,7 @@ def test_tsplib_rows_add_up_to_a_total_and_csv_and_plot_are_written(tmp_path, mo
     assert "TSPLIB total (2)" in result.stdout
     lines = csv.read_text().splitlines()
     assert lines[0].startswith("dataset,decode,instances") and len(lines) == 1 + 2 * 3
-    if plot.exists():  # matplotlib is optional
-        assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert plot.read_bytes()[:4] == b"\x89PNG"
     again = runner.invoke(app, ["bench", str(DATA / "berlin52.tsp"), "--model", str(model_dir), "--csv", str(csv)])
     assert again.exit_code == 2 and "--force" in again.stderr
 

@@ -302,7 +302,7 @@ def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
     tour, length = iterated_local_search(coords, metric, start, deadline=time.perf_counter() + 0.1, seed=3)
     assert is_permutation(tour)
     assert length == tour_lengths(coords, metric, tour)
-    assert length <= local[0]
+    assert length < local[0]  # the kicks found a shorter tour than the local optimum
 
 
 def test_iterated_local_search_on_tiny_tours() -> None:
