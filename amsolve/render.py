@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from amsolve.bench import TSPLIB_TOTAL, BenchRow
+from amsolve.model.weights import WEIGHTS_FILE
 from amsolve.solver import Solution
 from amsolve.train.trainer import TrainEvent, TrainSummary
 
@@ -93,9 +94,15 @@ class TrainingDisplay:
 
 def render_train_summary(summary: TrainSummary) -> None:
     """The closing lines of `amsolve train`."""
+    weights = (summary.out / WEIGHTS_FILE).is_file()
     console.print(
         f"{summary.stopped_because}: {summary.epochs_done} epochs, {summary.instances_seen:,} instances, "
-        f"{summary.wall_seconds / 3600:.2f} h; weights in {summary.out}"
+        f"{summary.wall_seconds / 3600:.2f} h; "
+        + (
+            f"weights in {summary.out}"
+            if weights
+            else f"no epoch finished yet: no weights, checkpoint in {summary.out}"
+        )
     )
 
 

@@ -194,8 +194,9 @@ def decode(
     if not options.augments(coords.shape[1]):
         return _decode_plain(model, coords, options, deadline)
     batch = coords.shape[0]
-    found = _decode_plain(model, all_symmetries(coords), options, deadline)  # (8 * batch, keep, n)
+    found = _decode_plain(model, all_symmetries(coords), options, deadline)  # (8 * batch, keep, n), symmetry-major
     keep, n = found.tours.shape[1:]
+    # each instance's candidates from all 8 symmetries side by side: (batch, 8 * keep, n) and (batch, 8 * keep)
     tours = found.tours.view(SYMMETRIES, batch, keep, n).transpose(0, 1).reshape(batch, SYMMETRIES * keep, n)
     lengths = found.lengths.view(SYMMETRIES, batch, keep).transpose(0, 1).reshape(batch, SYMMETRIES * keep)
     return _shortest(tours, lengths, options.keep)

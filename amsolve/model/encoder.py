@@ -17,6 +17,7 @@ class MultiHeadSelfAttention(nn.Module):
         self.project_out = nn.Linear(embed_dim, embed_dim, bias=False)
 
     def forward(self, nodes: torch.Tensor) -> torch.Tensor:
+        """Multi-head self-attention over the nodes (batch, n, dim) of each instance."""
         batch, n, dim = nodes.shape
         head_dim = dim // self.n_heads
         qkv = self.project_qkv(nodes).view(batch, n, 3, self.n_heads, head_dim)
@@ -33,6 +34,7 @@ class BatchNormNodes(nn.Module):
         self.norm = nn.BatchNorm1d(embed_dim)
 
     def forward(self, nodes: torch.Tensor) -> torch.Tensor:
+        """Batch normalisation over all nodes of all instances: (batch, n, dim) → same shape."""
         return self.norm(nodes.reshape(-1, nodes.shape[-1])).view(nodes.shape)
 
 
@@ -47,6 +49,7 @@ class EncoderLayer(nn.Module):
         self.norm_feed_forward = BatchNormNodes(embed_dim)
 
     def forward(self, nodes: torch.Tensor) -> torch.Tensor:
+        """Attention then feed-forward, each with a skip connection and batch norm: (batch, n, dim)."""
         nodes = self.norm_attention(nodes + self.attention(nodes))
         return self.norm_feed_forward(nodes + self.feed_forward(nodes))
 

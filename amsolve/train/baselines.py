@@ -21,13 +21,15 @@ class SharedBaseline:
     multi_start = True
 
     def evaluate(self, coords: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The baseline of each of the tours `lengths` (batch, starts): their instance's mean."""
         return lengths.mean(dim=1, keepdim=True).expand_as(lengths)  # (batch, starts)
 
     def state_dict(self) -> dict[str, Any]:
+        """Nothing to keep: the baseline is a function of the batch."""
         return {}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        pass
+        """Nothing to restore."""
 
 
 class ExponentialBaseline:
@@ -41,14 +43,17 @@ class ExponentialBaseline:
         self.value: torch.Tensor | None = None
 
     def evaluate(self, coords: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        mean = lengths.detach().mean()
+        """Folds this batch's mean length (batch, s) into the average and returns it for every tour."""
+        mean = lengths.detach().mean()  # ()
         self.value = mean if self.value is None else self.beta * self.value + (1 - self.beta) * mean
-        return self.value.expand_as(lengths)
+        return self.value.expand_as(lengths)  # (batch, s)
 
     def state_dict(self) -> dict[str, Any]:
+        """The running average, for checkpoints."""
         return {"value": self.value}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restores the running average from a checkpoint."""
         self.value = state["value"]
 
 
@@ -77,6 +82,7 @@ class RolloutBaseline:
         return policy
 
     def evaluate(self, coords: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The frozen policy's greedy length on `coords` (batch, n, 2), for each tour (batch, 1)."""
         if self.warmup is not None:
             return self.warmup.evaluate(coords, lengths)
         return greedy_lengths(self.policy, coords).expand_as(lengths)
@@ -95,6 +101,7 @@ class RolloutBaseline:
         return True
 
     def state_dict(self) -> dict[str, Any]:
+        """The frozen policy, its evaluation-set lengths and the warm-up, for checkpoints."""
         return {
             "policy": self.policy.state_dict(),
             "policy_lengths": self.policy_lengths,
@@ -103,6 +110,7 @@ class RolloutBaseline:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restores what `state_dict` saved, onto the policy's device."""
         self.policy.load_state_dict(state["policy"])
         device = next(self.policy.parameters()).device  # checkpoints are read onto the CPU
         self.policy_lengths = state["policy_lengths"].to(device)

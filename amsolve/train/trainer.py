@@ -370,12 +370,12 @@ class Trainer:
     def _validate(self) -> dict[str, float]:
         """Greedy (all validation instances) and multi-start×8 (the first few) figures."""
         coords = self.validation.coords if isinstance(self.validation, ReferenceSet) else self.validation
-        coords = coords.to(self.device)
-        greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()
+        coords = coords.to(self.device)  # (val, n, 2)
+        greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()  # (val,)
         every_start = DecodeOptions("multistart", starts=self.options.nodes, augment=True)
-        subset = coords[: self.options.val_multistart_size]
+        subset = coords[: self.options.val_multistart_size]  # (m, n, 2)
         multistart = torch.cat([decode(self.model, chunk, every_start).lengths[:, 0] for chunk in subset.split(64)])
-        multistart = multistart.double().cpu()
+        multistart = multistart.double().cpu()  # (m,)
         figures = {"greedy_length": greedy.mean().item(), "multistart8_length": multistart.mean().item()}
         if isinstance(self.validation, ReferenceSet):
             reference = self.validation.lengths
