@@ -284,7 +284,9 @@ def train(
         Path | None, typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")
     ] = None,
     val_size: Annotated[int, typer.Option(help="Validation instances (random ones unless --val-set).")] = 1000,
-    max_time: Annotated[float | None, typer.Option(help="Stop cleanly after this many seconds.")] = None,
+    max_time: Annotated[
+        float | None, typer.Option(help="Stop cleanly after this many seconds of this invocation.")
+    ] = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads for torch (default: torch's choice).")] = None,
 ) -> None:
     """Train a model with REINFORCE and write its weights to --out."""

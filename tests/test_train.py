@@ -293,6 +293,8 @@ def test_a_resume_keeps_the_runs_options_unless_a_changeable_one_is_given(tmp_pa
     resumed = Trainer(given, resume=True, on_event=lambda event: None, explicit=frozenset({"lr", "out"}))
     assert resumed.options.batch_size == 32 and resumed.optimizer.param_groups[0]["lr"] == 5e-4
     assert read_phases(Path(options.out))[-1]["resumed"][0]["changed"] == {"lr": 5e-4}
+    resumed.run()
+    assert "with lr 0.0005" in (Path(options.out) / "TRAINING.md").read_text()  # the card says so
 
 
 def test_an_old_checkpoint_without_newer_options_still_resumes(tmp_path) -> None:

@@ -38,6 +38,7 @@ def read_phases(directory: Path) -> list[dict[str, Any]]:
 
 
 def _percent(value: float | None) -> str:
+    """A gap for the card, or a dash when it was not measured."""
     return "–" if value is None else f"{value:.3f} %"
 
 
@@ -62,7 +63,19 @@ def _method(options: dict[str, Any]) -> str:
     return method
 
 
+def _resumes(phase: dict[str, Any]) -> str:
+    """The resumes of a phase that changed how it trains (e.g. a lower --lr), for its command cell."""
+    notes = []
+    for resume in phase.get("resumed", []):
+        changed = {name: value for name, value in resume["changed"].items() if name in ("lr", "epochs")}
+        if changed:
+            settings = ", ".join(f"{name} {value:g}" for name, value in changed.items())
+            notes.append(f"<br>resumed {resume['at'][:16].replace('T', ' ')} with {settings}: `{resume['command']}`")
+    return "".join(notes)
+
+
 def _phase_rows(phases: list[dict[str, Any]], log: list[dict[str, Any]]) -> list[str]:
+    """The card's table of training phases: method, epochs, instances, hours, best gap, command."""
     rows = [
         "| phase | method | epochs | instances | wall hours | best greedy gap | command | machine |",
         "|---|---|---|---|---|---|---|---|",
@@ -79,7 +92,7 @@ def _phase_rows(phases: list[dict[str, Any]], log: list[dict[str, Any]]) -> list
             f"{instances:,}",
             f"{hours:.2f}",
             _percent(min(gaps) if gaps else None),
-            f"`{phase['command']}`",
+            f"`{phase['command']}`" + _resumes(phase),
             phase["machine"],
         )
         rows.append("| " + " | ".join(map(str, cells)) + " |")

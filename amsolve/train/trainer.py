@@ -92,7 +92,7 @@ class TrainOptions:
             raise InputError("--max-time must be positive")
 
 
-CHANGEABLE_ON_RESUME = ("epochs", "lr", "max_time", "checkpoint_minutes", "threads", "device")
+CHANGEABLE_ON_RESUME = ("epochs", "lr", "checkpoint_minutes", "threads", "device")
 """Options a resumed run may take from the new command; every other one is the run's own."""
 
 
@@ -106,7 +106,7 @@ def resumed_options(
     the run's own is an error, so a resume never silently trains something else.
     """
     defaults = TrainOptions()
-    names = [name for name in asdict(defaults) if name not in ("command", "out")]
+    names = [name for name in asdict(defaults) if name not in ("command", "out", "max_time")]
     run = {name: saved.get(name, getattr(defaults, name)) for name in names}
     changed = {}
     for name in names if explicit is None else [name for name in names if name in explicit]:
@@ -117,7 +117,9 @@ def resumed_options(
             option = f"--{name.replace('_', '-')} {value!r}"
             raise InputError(f"{given.out}: cannot resume with {option}; the run used {run[name]!r}")
         run[name], changed[name] = value, value
-    return TrainOptions(**run, out=given.out, command=saved.get("command", "")), changed
+    if given.max_time is not None:  # a budget for this invocation only, never the earlier one's
+        changed["max_time"] = given.max_time
+    return TrainOptions(**run, out=given.out, max_time=given.max_time, command=saved.get("command", "")), changed
 
 
 @dataclass
