@@ -46,7 +46,7 @@ class BenchRow:
     dataset: str
     decode: str
     instances: int
-    mean_length: float
+    mean_length: float | None  # None in a TSPLIB total: instances' lengths are in different units
     mean_reference: float | None
     gap_mean_pct: float | None
     gap_of_means_pct: float | None
@@ -179,20 +179,22 @@ def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[
 
 
 def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
-    """One row over all TSPLIB instances of a pipeline: means over instances, seconds added up."""
-    lengths = [row.mean_length for row in rows]
+    """One row over all TSPLIB instances of a pipeline: gaps over instances, seconds added up.
+
+    Mean lengths (and so the gap of the means) are left out: TSPLIB instances measure in
+    different units, and the largest instance would decide them.
+    """
     known = all(row.mean_reference is not None for row in rows)
-    references = [row.mean_reference for row in rows] if known else []
     seconds = sum(row.seconds_per_instance * row.instances for row in rows)
     gaps = [gap for row in rows for gap in row.gaps_pct]
     return BenchRow(
         dataset=f"{TSPLIB_TOTAL} ({len(rows)})",
         decode=pipeline.label(),
         instances=len(rows),
-        mean_length=float(np.mean(lengths)),
-        mean_reference=float(np.mean(references)) if known else None,
+        mean_length=None,
+        mean_reference=None,
         gap_mean_pct=float(np.mean(gaps)) if known else None,
-        gap_of_means_pct=100 * (np.mean(lengths) - np.mean(references)) / np.mean(references) if known else None,
+        gap_of_means_pct=None,
         gap_max_pct=float(np.max(gaps)) if known else None,
         seconds_per_instance=seconds / len(rows),
         instances_per_second=len(rows) / seconds if seconds > 0 else math.inf,

@@ -32,7 +32,7 @@ def shipped_models() -> dict[str, Path]:
     return {
         path.name: path
         for path in sorted(root.iterdir())
-        if (path / WEIGHTS_FILE).is_file() and (path / CONFIG_FILE).is_file()
+        if not path.name.startswith(".") and (path / WEIGHTS_FILE).is_file() and (path / CONFIG_FILE).is_file()
     }
 
 
