@@ -10,6 +10,7 @@ used when no shipped model is installed.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -43,18 +44,23 @@ def throughput(model: AttentionModel, options: DecodeOptions, instances: int, n:
     return instances / (time.perf_counter() - started)
 
 
-def solve_command(path: Path, options: list[str]) -> tuple[float, float]:
+def solve_command(path: Path, options: list[str], threads: int) -> tuple[float, float]:
     """Wall seconds and peak resident memory (MiB) of one `amsolve solve` process, by GNU time.
 
     (`os.wait4` would not do: a forked child's peak starts at this process's own, model included.)
     """
-    command = ["/usr/bin/time", "-f", "%e %M", sys.executable, "-m", "amsolve", "solve", str(path), *options, "--json"]
-    finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if not Path(GNU_TIME).is_file():
+        raise SystemExit(f"{GNU_TIME} (GNU time, Debian package `time`) is needed to measure peak memory")
+    command = [GNU_TIME, "-f", "%e %M", sys.executable, "-m", "amsolve", "solve", str(path), *options, "--json"]
+    environment = {**os.environ, "OMP_NUM_THREADS": str(threads)}  # the child uses the threads in the header
+    finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
     if finished.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed: {finished.stderr.strip()}")
     seconds, kilobytes = finished.stderr.split()[-2:]
     return float(seconds), float(kilobytes) / 1024
 
+
+GNU_TIME = "/usr/bin/time"
 
 SOLVE_OPTIONS = [
     ["--decode", "greedy", "--no-augment", "--local-search", "none"],
@@ -80,13 +86,14 @@ def main() -> None:
     print(f"| greedy, n = 100, 1,000 instances | 1000 | {rate:.1f} |")
     rate = throughput(model, DecodeOptions("multistart", starts=100, augment=True), 64, 100, 16)
     print(f"| multi-start (100 starts) ×8, n = 100, 64 instances | 16 | {rate:.2f} |")
-    if args.tsplib.is_file():
-        solve_command(args.tsplib, ["--decode", "greedy"])  # warm-up: numba's on-disk cache, file system cache
-        print("\n| `amsolve solve` on " + args.tsplib.name + " | wall s | peak RSS MiB |")
-        print("|---|---|---|")
-        for options in SOLVE_OPTIONS:
-            seconds, peak = solve_command(args.tsplib, options)
-            print(f"| `{' '.join(options) or '(default pipeline)'}` | {seconds:.1f} | {peak:.0f} |")
+    if not args.tsplib.is_file():
+        raise SystemExit(f"{args.tsplib} not found (it is in ../shared/tsplib); the solve timings are left out")
+    solve_command(args.tsplib, ["--decode", "greedy"], args.threads)  # warm-up: numba's disk cache, file cache
+    print("\n| `amsolve solve` on " + args.tsplib.name + " | wall s | peak RSS MiB |")
+    print("|---|---|---|")
+    for options in SOLVE_OPTIONS:
+        seconds, peak = solve_command(args.tsplib, options, args.threads)
+        print(f"| `{' '.join(options) or '(default pipeline)'}` | {seconds:.1f} | {peak:.0f} |")
 
 
 if __name__ == "__main__":
