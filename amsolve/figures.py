@@ -21,7 +21,7 @@ def pyplot() -> ModuleType:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise InputError("plots need matplotlib: pip install 'amsolve[plot]'") from None
+        raise InputError("plots need matplotlib: pip install matplotlib") from None
     return plt
 
 
@@ -39,7 +39,7 @@ def save_figure(figure: Any, path: Path, force: bool) -> None:
 
 
 def plot_tour(path: Path, solution: Solution, force: bool) -> None:
-    """Draws the tour over its cities into a PNG file (needs matplotlib: `pip install amsolve[plot]`)."""
+    """Draws the tour over its cities into a PNG file (needs matplotlib)."""
     plt = pyplot()
     coords = solution.instance.coords[solution.tour]
     closed = list(range(len(coords))) + [0]
