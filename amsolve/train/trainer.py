@@ -411,10 +411,10 @@ class Trainer:
             )
         self.optimizer.zero_grad(set_to_none=True)
         result.loss.backward()
-        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.options.max_grad_norm)
-        if not math.isfinite(norm.item()):
+        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.options.max_grad_norm).item()
+        if not math.isfinite(norm):
             raise TrainingError(
-                f"gradients became {norm.item()} at epoch {self.progress.epoch + 1}, step {self.progress.step + 1}; "
+                f"gradients became {norm} at epoch {self.progress.epoch + 1}, step {self.progress.step + 1}; "
                 f"the last good checkpoint in {self.out} is kept (lower --lr?)"
             )
         self.optimizer.step()
