@@ -266,6 +266,13 @@ def train(
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
     lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-4,
+    ema: Annotated[
+        float | None,
+        typer.Option(
+            help="Validate and save an exponential moving average of the weights with this decay per step "
+            "(e.g. 0.998); may be added on --resume."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
     device: DeviceOption = "auto",
     resume: Annotated[
@@ -273,7 +280,7 @@ def train(
         typer.Option(
             "--resume",
             help="Continue from the checkpoint in --out with the run's own options; of the options given, "
-            "only --epochs, --lr, --max-time, --threads and --device may differ from the run's.",
+            "only --epochs, --lr, --ema, --max-time, --threads and --device may differ from the run's.",
         ),
     ] = False,
     init_from: Annotated[
@@ -307,6 +314,7 @@ def train(
             epoch_size=epoch_size,
             batch_size=batch_size,
             lr=lr,
+            ema=ema,
             seed=seed,
             device=device,
             init_from=init_from,

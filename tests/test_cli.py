@@ -220,10 +220,13 @@ def test_train_writes_a_model_and_resumes_with_the_runs_own_options(tmp_path) ->
     )  # fmt: skip
     assert first.exit_code == 0, first.output
     assert (out / "model.pt").is_file() and (out / "TRAINING.md").is_file()
-    resumed = invoke("train", "--out", out, "--resume", "--epochs", "2")  # no --nodes, --batch-size: the run's
+    resumed = invoke("train", "--out", out, "--resume", "--epochs", "2", "--ema", "0.9")  # no --nodes: the run's
     assert resumed.exit_code == 0, resumed.output
     log = [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
     assert [record["instances_seen"] for record in log] == [32, 64]
+    assert "raw_greedy_length" in log[1] and "raw_greedy_length" not in log[0]  # averaged from the resume on
+    bad_decay = invoke("train", "--out", out, "--resume", "--ema", "2")
+    assert bad_decay.exit_code == 2 and "--ema must be a decay" in error_line(bad_decay)
     refused = invoke("train", "--out", out, "--resume", "--batch-size", "32")
     assert refused.exit_code == 2
     assert "cannot resume with --batch-size 32; the run used 16" in error_line(refused)

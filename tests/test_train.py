@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -353,3 +354,27 @@ def test_the_curve_is_drawn_when_an_earlier_phase_had_no_validation_set(tmp_path
     )
     train(options)
     assert (Path(options.out) / "curve.png").stat().st_size > 0
+
+
+def test_weight_averaging_saves_the_average_and_resumes_exactly(tmp_path) -> None:
+    straight = train(small_options(tmp_path / "a", ema=0.9, epochs=1))  # its one epoch's weights are saved
+    stopped = train(small_options(tmp_path / "b", ema=0.9, epochs=1, max_time=1e-9))
+    train(small_options(tmp_path / "b", ema=0.9, epochs=1), resume=True)
+    a, b = load_checkpoint(straight.out), load_checkpoint(stopped.out)
+    assert all(torch.equal(a["averaged"][name], b["averaged"][name]) for name in a["averaged"])
+    log = [json.loads(line) for line in (straight.out / "train.jsonl").read_text().splitlines()]
+    assert "raw_greedy_length" in log[-1] and "raw_multistart8_length" not in log[-1]
+    saved = load_model_dir(straight.out).state_dict()  # the average, not the trained weights
+    assert all(torch.equal(saved[name], a["averaged"][f"module.{name}"]) for name in saved)
+    assert not all(torch.equal(saved[name], a["model"][name]) for name in saved)
+
+
+def test_weight_averaging_can_be_added_when_a_run_resumes(tmp_path) -> None:
+    options = small_options(tmp_path, epochs=1)
+    train(options)
+    train(replace(options, epochs=2, ema=0.95), resume=True, explicit=frozenset({"epochs", "ema"}))
+    state = load_checkpoint(Path(options.out))
+    assert state["options"]["ema"] == 0.95 and "averaged" in state
+    assert "with epochs 2, ema 0.95" in (Path(options.out) / "TRAINING.md").read_text()
+    with pytest.raises(InputError, match="--ema must be a decay"):
+        train(small_options(tmp_path / "x", ema=1.0))

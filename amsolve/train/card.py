@@ -58,6 +58,8 @@ def _method(options: dict[str, Any]) -> str:
         method += f" + {options['mix_supervised']:g} × teacher forcing on `{Path(options['supervised']).name}`"
     method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
     method += f", seed {options['seed']}"
+    if options.get("ema"):
+        method += f"; weights averaged (EMA, decay {options['ema']:g} per step)"
     if options.get("init_from"):
         method += f"; starts from `{options['init_from']}`"
     return method
@@ -67,7 +69,7 @@ def _resumes(phase: dict[str, Any]) -> str:
     """The resumes of a phase that changed how it trains (e.g. a lower --lr), for its command cell."""
     notes = []
     for resume in phase.get("resumed", []):
-        changed = {name: value for name, value in resume["changed"].items() if name in ("lr", "epochs")}
+        changed = {name: value for name, value in resume["changed"].items() if name in ("lr", "epochs", "ema")}
         if changed:
             settings = ", ".join(f"{name} {value:g}" for name, value in changed.items())
             notes.append(f"<br>resumed {resume['at'][:16].replace('T', ' ')} with {settings}: `{resume['command']}`")
@@ -115,7 +117,8 @@ def write_card(directory: Path) -> None:
         f"Attention Model (docs/DESIGN.md §1) trained on {phases[-1]['options']['nodes']}-city uniform instances, "
         f"{len(phases)} phase(s), {last['total_instances']:,} training instances, "
         f"{last['total_wall_seconds'] / 3600:.2f} wall-clock hours in all. "
-        "The weights are those of the epoch with the shortest mean greedy tour on the validation set.",
+        "The weights are those of the epoch with the shortest mean greedy tour on the validation set "
+        "(with `--ema`, those of the weights' moving average at that epoch).",
         "",
         "## Phases",
         "",

@@ -35,6 +35,8 @@ from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_chec
 from amsolve.train.data import ReferenceSet, load_reference_set, uniform_instances
 from amsolve.train.objectives import StepResult, reinforce_loss, teacher_forcing_loss
 
+AveragedWeights = torch.optim.swa_utils.AveragedModel
+
 
 class TrainingError(AmsolveError):
     """Training cannot go on (a NaN loss, an inconsistent resume)."""
@@ -56,6 +58,7 @@ class TrainOptions:
     batch_size: int = 64
     lr: float = 1e-4
     max_grad_norm: float = 1.0
+    ema: float | None = None  # validate and save an exponential moving average of the weights, this decay per step
     seed: int = 1234
     device: str = "auto"
     init_from: str | None = None
@@ -90,9 +93,11 @@ class TrainOptions:
             raise InputError("--lr must be a positive number")
         if self.max_time is not None and self.max_time <= 0:
             raise InputError("--max-time must be positive")
+        if self.ema is not None and not 0 < self.ema < 1:
+            raise InputError("--ema must be a decay between 0 and 1 (e.g. 0.998)")
 
 
-CHANGEABLE_ON_RESUME = ("epochs", "lr", "checkpoint_minutes", "threads", "device")
+CHANGEABLE_ON_RESUME = ("epochs", "lr", "ema", "checkpoint_minutes", "threads", "device")
 """Options a resumed run may take from the new command; every other one is the run's own."""
 
 
@@ -219,6 +224,7 @@ class Trainer:
         else:
             self._restore(checkpoint)
             self._record_resume(command, changed)
+        self.averaged = self._averaged_weights(checkpoint)
 
     @staticmethod
     def _existing_run(out: Path, resume: bool) -> dict[str, Any] | None:
@@ -295,8 +301,21 @@ class Trainer:
         )
         return RolloutBaseline(self.model, eval_coords.to(self.device))
 
+    def _averaged_weights(self, checkpoint: dict[str, Any] | None) -> AveragedWeights | None:
+        """With `--ema`, the moving average of the weights: the checkpoint's, or (when the option is
+        new to the run) one that starts from the current weights."""
+        if self.options.ema is None:
+            return None
+        decay = self.options.ema
+        averaged = AveragedWeights(
+            self.model, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(decay), use_buffers=True
+        )
+        if checkpoint is not None and "averaged" in checkpoint:
+            averaged.load_state_dict(checkpoint["averaged"])
+        return averaged
+
     def _checkpoint_state(self) -> dict[str, Any]:
-        return {
+        state = {
             "options": asdict(self.options),
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -305,6 +324,9 @@ class Trainer:
             "generator_device": self.device.type,
             "progress": asdict(self.progress),
         }
+        if self.averaged is not None:
+            state["averaged"] = self.averaged.state_dict()
+        return state
 
     def _restore(self, state: dict[str, Any]) -> None:
         """Model, optimiser, baseline, random stream and counters as the checkpoint left them."""
@@ -369,22 +391,24 @@ class Trainer:
         loss = reinforce.loss + self.options.mix_supervised * imitation.loss
         return StepResult(loss, reinforce.mean_length, reinforce.mean_baseline)
 
-    def _validate(self) -> dict[str, float]:
-        """Greedy (all validation instances) and multi-start×8 (the first few) figures."""
+    def _validate(self, model: AttentionModel, multistart: bool = True) -> dict[str, float]:
+        """Greedy (all validation instances) and multi-start×8 (the first few) figures of `model`."""
         coords = self.validation.coords if isinstance(self.validation, ReferenceSet) else self.validation
         coords = coords.to(self.device)  # (val, n, 2)
-        greedy = greedy_lengths(self.model, coords).squeeze(1).double().cpu()  # (val,)
-        every_start = DecodeOptions("multistart", starts=self.options.nodes, augment=True)
-        subset = coords[: self.options.val_multistart_size]  # (m, n, 2)
-        multistart = torch.cat([decode(self.model, chunk, every_start).lengths[:, 0] for chunk in subset.split(64)])
-        multistart = multistart.double().cpu()  # (m,)
-        figures = {"greedy_length": greedy.mean().item(), "multistart8_length": multistart.mean().item()}
-        if isinstance(self.validation, ReferenceSet):
-            reference = self.validation.lengths
-            figures["greedy_gap_pct"] = 100 * ((greedy - reference) / reference).mean().item()
-            reference = reference[: len(multistart)]
-            figures["multistart8_gap_pct"] = 100 * ((multistart - reference) / reference).mean().item()
-        self.model.train()
+        lengths = {"greedy": greedy_lengths(model, coords).squeeze(1)}  # (val,)
+        if multistart:
+            every_start = DecodeOptions("multistart", starts=self.options.nodes, augment=True)
+            subset = coords[: self.options.val_multistart_size]  # (m, n, 2)
+            chunks = [decode(model, chunk, every_start).lengths[:, 0] for chunk in subset.split(64)]
+            lengths["multistart8"] = torch.cat(chunks)  # (m,)
+        model.train()
+        figures = {}
+        for name, tour_lengths in lengths.items():
+            tour_lengths = tour_lengths.double().cpu()
+            figures[f"{name}_length"] = tour_lengths.mean().item()
+            if isinstance(self.validation, ReferenceSet):
+                reference = self.validation.lengths[: len(tour_lengths)]
+                figures[f"{name}_gap_pct"] = 100 * ((tour_lengths - reference) / reference).mean().item()
         return figures
 
     def _log(self, record: dict[str, Any]) -> None:
@@ -418,6 +442,8 @@ class Trainer:
                 f"the last good checkpoint in {self.out} is kept (lower --lr?)"
             )
         self.optimizer.step()
+        if self.averaged is not None:
+            self.averaged.update_parameters(self.model)
         self.progress.step += 1
         self.progress.instances_seen += self.options.batch_size
         return result, loss
@@ -464,14 +490,18 @@ class Trainer:
         if isinstance(self.baseline, RolloutBaseline) and (self.reference is None or self.options.mix_supervised):
             replaced = self.baseline.end_epoch(self.model)
             self.model.train()
-        figures = self._validate()
+        weights = self.model if self.averaged is None else self.averaged.module
+        figures = self._validate(weights)
         progress.epoch += 1
         progress.step = 0
         improved = figures["greedy_length"] < progress.best_greedy_length
         if improved:
             progress.best_greedy_length = figures["greedy_length"]
             progress.best_validation = figures
-            save_model(self.model, self.out)
+            save_model(weights, self.out)
+        if self.averaged is not None:  # the trained weights themselves, for comparison
+            raw = self._validate(self.model, multistart=False)
+            figures = {**figures, **{f"raw_{name}": value for name, value in raw.items()}}
         record = {
             "phase": progress.phase,
             "epoch": progress.epoch,
