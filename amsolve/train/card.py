@@ -148,7 +148,8 @@ def write_card(directory: Path) -> None:
 
 
 def plot_curve(path: Path, log: list[dict[str, Any]], phases: list[dict[str, Any]]) -> None:
-    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours.
+    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours (and, for
+    epochs trained with `--ema`, the greedy gap of the trained weights beside the average's).
 
     Each phase is validated at its own size, so each is marked with its n.
     """
@@ -158,7 +159,10 @@ def plot_curve(path: Path, log: list[dict[str, Any]], phases: list[dict[str, Any
         return
     plt = pyplot()
     figure, axis = plt.subplots(figsize=(6, 4))
-    for key, label in (("greedy_gap_pct", "greedy"), ("multistart8_gap_pct", "multi-start ×8")):
+    curves = [("greedy_gap_pct", "greedy"), ("multistart8_gap_pct", "multi-start ×8")]
+    if any("raw_greedy_gap_pct" in record for record in log):  # with --ema the curves above are the average's
+        curves.append(("raw_greedy_gap_pct", "greedy, trained weights (not averaged)"))
+    for key, label in curves:
         measured = [record for record in log if key in record]  # phases without --val-set have no gaps
         hours = [record["total_wall_seconds"] / 3600 for record in measured]
         axis.plot(hours, [max(record[key], 1e-3) for record in measured], marker=".", label=label)
