@@ -18,7 +18,7 @@ from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
 from amsolve.model.weights import load_model_dir
 from amsolve.train.baselines import RolloutBaseline, greedy_lengths
-from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint
+from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
 from amsolve.train.stats import paired_t_test_less, student_t_cdf
 from amsolve.train.trainer import Trainer, TrainingError, TrainOptions, train
 
@@ -372,9 +372,16 @@ def test_weight_averaging_saves_the_average_and_resumes_exactly(tmp_path) -> Non
 def test_weight_averaging_can_be_added_when_a_run_resumes(tmp_path) -> None:
     options = small_options(tmp_path, epochs=1)
     train(options)
+    state = load_checkpoint(Path(options.out))
+    state["progress"]["best_greedy_length"] = 0.0  # trained weights no average can beat
+    save_checkpoint(Path(options.out), state)
     train(replace(options, epochs=2, ema=0.95), resume=True, explicit=frozenset({"epochs", "ema"}))
     state = load_checkpoint(Path(options.out))
     assert state["options"]["ema"] == 0.95 and "averaged" in state
+    log = [json.loads(line) for line in (Path(options.out) / "train.jsonl").read_text().splitlines()]
+    assert log[1]["saved"]  # the first average is compared with averages only, not the trained weights' best
+    saved = load_model_dir(Path(options.out)).state_dict()
+    assert all(torch.equal(saved[name], state["averaged"][f"module.{name}"]) for name in saved)
     assert "with epochs 2, ema 0.95" in (Path(options.out) / "TRAINING.md").read_text()
     with pytest.raises(InputError, match="--ema must be a decay"):
         train(small_options(tmp_path / "x", ema=1.0))

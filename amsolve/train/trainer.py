@@ -163,6 +163,7 @@ class _Progress:
     instances_seen: int = 0
     wall_seconds: float = 0.0
     best_greedy_length: float = math.inf
+    best_averaged_greedy_length: float = math.inf  # with --ema: averages are compared with averages only
     best_validation: dict[str, float] = field(default_factory=dict)
 
 
@@ -494,9 +495,10 @@ class Trainer:
         figures = self._validate(weights)
         progress.epoch += 1
         progress.step = 0
-        improved = figures["greedy_length"] < progress.best_greedy_length
+        best = "best_greedy_length" if self.averaged is None else "best_averaged_greedy_length"
+        improved = figures["greedy_length"] < getattr(progress, best)
         if improved:
-            progress.best_greedy_length = figures["greedy_length"]
+            setattr(progress, best, figures["greedy_length"])
             progress.best_validation = figures
             save_model(weights, self.out)
         if self.averaged is not None:  # the trained weights themselves, for comparison
