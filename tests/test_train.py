@@ -382,6 +382,7 @@ def test_weight_averaging_can_be_added_when_a_run_resumes(tmp_path) -> None:
     assert log[1]["saved"]  # the first average is compared with averages only, not the trained weights' best
     saved = load_model_dir(Path(options.out)).state_dict()
     assert all(torch.equal(saved[name], state["averaged"][f"module.{name}"]) for name in saved)
-    assert "with epochs 2, ema 0.95" in (Path(options.out) / "TRAINING.md").read_text()
+    card = (Path(options.out) / "TRAINING.md").read_text()
+    assert "with epochs 2, ema 0.95" in card and "Epoch 2 of phase 1" in card  # the card shows the average
     with pytest.raises(InputError, match="--ema must be a decay"):
         train(small_options(tmp_path / "x", ema=1.0))

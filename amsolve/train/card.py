@@ -107,8 +107,10 @@ def write_card(directory: Path) -> None:
     if not log or not phases:
         return
     current = [record for record in log if record["phase"] == phases[-1]["phase"]] or log
-    saved = [record for record in current if record.get("saved")] or current  # the weights in this directory
-    best = min(saved, key=lambda record: record["greedy_length"])
+    saved = [record for record in current if record.get("saved")]
+    # The weights in this directory: the last saved (a save is always an improvement by the criterion
+    # then in force, which `--ema` changes), or without one, the phase's best epoch.
+    best = saved[-1] if saved else min(current, key=lambda record: record["greedy_length"])
     validation = phases[-1]["options"].get("val_set") or "random instances"
     last = log[-1]
     lines = [
