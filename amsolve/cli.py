@@ -331,4 +331,7 @@ def train(
 
 def main() -> None:
     """Entry point of the `amsolve` console script."""
+    from amsolve.machine import fix_malloc_mmap_threshold
+
+    fix_malloc_mmap_threshold()  # a whole-process setting, so the command line's choice, not the library's
     app()

@@ -1,7 +1,8 @@
-"""A one-line description of the machine, for model cards and benchmark tables."""
+"""What the machine is (for model cards and benchmark tables) and how much memory it has free."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import platform
 from pathlib import Path
@@ -42,3 +43,21 @@ def available_memory() -> int | None:
         if cap.isdigit():
             available = min(available, int(cap) - int(used.read_text().strip()))
     return available
+
+
+MMAP_THRESHOLD_BYTES = 1 << 20
+"""Allocations from this size on go to their own memory mappings, returned to the OS when freed."""
+
+
+def fix_malloc_mmap_threshold() -> bool:
+    """Fixes glibc's mmap threshold for this process (True when it did; False off glibc).
+
+    glibc raises the threshold after large blocks are freed, so later blocks of those sizes come
+    from the heap, which does not shrink. Decoding multi-start 100 ×8 on a 1,000-city instance
+    then peaked at 3.2–3.5 GiB in six of ten runs, against 0.4 GiB in four of four with the
+    threshold fixed at 1 MiB.
+    """
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return False
+    m_mmap_threshold = -3  # from glibc's malloc.h
+    return ctypes.CDLL(None).mallopt(m_mmap_threshold, MMAP_THRESHOLD_BYTES) == 1

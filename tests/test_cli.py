@@ -249,3 +249,12 @@ def test_a_config_no_network_can_be_built_from_is_one_line(model_dir, tmp_path, 
     result = invoke("solve", DATA / "berlin52.tsp", "--model", broken)
     assert result.exit_code == 2
     assert expected in error_line(result) and "config.json" in error_line(result)
+
+
+def test_the_mmap_threshold_is_fixed_where_glibc_allows_it() -> None:
+    import platform
+
+    from amsolve.machine import fix_malloc_mmap_threshold
+
+    on_glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert fix_malloc_mmap_threshold() is on_glibc
