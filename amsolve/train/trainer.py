@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 from amsolve.decode.augment import SYMMETRIES, apply_symmetry
 from amsolve.decode.strategies import DecodeOptions, decode
@@ -34,8 +35,6 @@ from amsolve.train.card import LOG_FILE, PHASES_FILE, read_log, read_phases, wri
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
 from amsolve.train.data import ReferenceSet, load_reference_set, uniform_instances
 from amsolve.train.objectives import StepResult, reinforce_loss, teacher_forcing_loss
-
-AveragedWeights = torch.optim.swa_utils.AveragedModel
 
 
 class TrainingError(AmsolveError):
@@ -302,15 +301,12 @@ class Trainer:
         )
         return RolloutBaseline(self.model, eval_coords.to(self.device))
 
-    def _averaged_weights(self, checkpoint: dict[str, Any] | None) -> AveragedWeights | None:
+    def _averaged_weights(self, checkpoint: dict[str, Any] | None) -> AveragedModel | None:
         """With `--ema`, the moving average of the weights: the checkpoint's, or (when the option is
         new to the run) one that starts from the current weights."""
         if self.options.ema is None:
             return None
-        decay = self.options.ema
-        averaged = AveragedWeights(
-            self.model, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(decay), use_buffers=True
-        )
+        averaged = AveragedModel(self.model, multi_avg_fn=get_ema_multi_avg_fn(self.options.ema), use_buffers=True)
         if checkpoint is not None and "averaged" in checkpoint:
             averaged.load_state_dict(checkpoint["averaged"])
         return averaged
