@@ -39,15 +39,16 @@ class TrainingDisplay:
         self.task: Any = None
 
     def __enter__(self) -> TrainingDisplay:
-        self.progress.start()
-        return self
+        return self  # the live display starts with training, so an early error prints alone
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self.progress.live.is_started:
+            self.progress.stop()
 
     def __call__(self, event: TrainEvent) -> None:
         if event.kind == "start":
             console.print(f"training on {event.figures['device']}, {event.steps_per_epoch} steps per epoch")
+            self.progress.start()
             self._new_task(event)
         elif event.kind == "step":
             figures = event.figures
@@ -107,7 +108,7 @@ def render_train_summary(summary: TrainSummary) -> None:
 
 
 class ProgressBar:
-    """A Rich progress bar over a known number of items (silent when disabled, e.g. for --json)."""
+    """A Rich progress bar over a known number of items on a terminal (silent when disabled, e.g. for --json)."""
 
     def __init__(self, total: int, description: str, enabled: bool = True) -> None:
         self.progress = Progress(
@@ -118,7 +119,7 @@ class ProgressBar:
             TimeRemainingColumn(),
             console=console,
             transient=True,
-            disable=not enabled,
+            disable=not (enabled and console.is_interactive),  # elsewhere Rich would only add a blank line
         )
         self.task = self.progress.add_task(description, total=total)
 
@@ -127,7 +128,8 @@ class ProgressBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self.progress.live.is_started:
+            self.progress.stop()
 
     def advance(self, count: int = 1) -> None:
         self.progress.advance(self.task, count)

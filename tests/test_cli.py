@@ -19,10 +19,10 @@ def invoke(*args: str):
 
 
 def error_line(result) -> str:
-    """The whole stderr of a failed run, which must be one line."""
-    text = result.stderr.strip()
-    assert "\n" not in text and "Traceback" not in text, text
-    return text
+    """The whole stderr of a failed run, which must be exactly one line."""
+    text = result.stderr
+    assert text.endswith("\n") and text.count("\n") == 1 and "Traceback" not in text, text
+    return text.strip()
 
 
 def test_solve_json_is_one_document_with_file_ids(model_dir) -> None:
