@@ -244,6 +244,13 @@ def test_non_finite_coordinates_name_the_city(bad: float) -> None:
         square(coords=coords, source="rect.tsp")
 
 
+def test_coordinates_too_far_apart_for_distances_are_refused() -> None:
+    coords = np.array([[0.0, 0.0], [1e155, 0.0], [3.0, 4.0], [0.0, 4.0]])  # the square of 1e155 overflows
+    with pytest.raises(InputError, match=r"rect\.tsp: the coordinates span too wide a range"):
+        square(coords=coords, source="rect.tsp")
+    assert square(coords=coords / 1e10).n == 4
+
+
 def test_instance_arrays_are_read_only_copies() -> None:
     coords = np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0]])
     instance = square(coords=coords)

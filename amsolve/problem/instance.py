@@ -94,6 +94,10 @@ class Instance:
         if not_finite.any():
             bad_id = self.ids[not_finite][0]
             raise InputError(f"{self.label}: city {bad_id} has a non-finite coordinate")
+        with np.errstate(over="ignore"):
+            squared_diagonal = np.square(coords.max(axis=0) - coords.min(axis=0)).sum()
+        if not np.isfinite(squared_diagonal):  # distances square their differences
+            raise InputError(f"{self.label}: the coordinates span too wide a range for floating-point distances")
         if self.metric not in distance.METRICS:
             known = ", ".join(distance.METRICS)
             raise InputError(f"{self.label}: unknown metric {self.metric!r}; expected {known}")
