@@ -60,7 +60,7 @@ def bound_decoding_memory() -> None:
 
     A whole-process setting, so the commands' choice, not the library's. Not for `train`: there each
     step's many mid-sized blocks would be mapped and faulted in afresh, which doubled the time of a
-    100-city epoch (330 → 700 s with two threads).
+    100-city epoch (410 → 740 s with two threads).
     """
     from amsolve.machine import fix_malloc_mmap_threshold
 
