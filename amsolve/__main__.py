@@ -1,5 +1,5 @@
 """`python -m amsolve`."""
 
-from amsolve.cli import main
+from amsolve.cli import app
 
-main()
+app()

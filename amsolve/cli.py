@@ -341,8 +341,3 @@ def train(
         with TrainingDisplay() as display:
             summary = run_training(options, resume=resume, on_event=display, explicit=_given_options(ctx))
         render_train_summary(summary)
-
-
-def main() -> None:
-    """Entry point of the `amsolve` console script."""
-    app()

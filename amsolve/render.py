@@ -128,8 +128,7 @@ class ProgressBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.progress.live.is_started:
-            self.progress.stop()
+        self.progress.stop()  # a no-op when disabled
 
     def advance(self, count: int = 1) -> None:
         self.progress.advance(self.task, count)
