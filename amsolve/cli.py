@@ -55,16 +55,18 @@ def _options(
     """Solve travelling salesman problems with an Attention Model trained by REINFORCE."""
 
 
-def bound_decoding_memory() -> None:
-    """Fixes glibc's mmap threshold for a `solve` or `bench` process (see `fix_malloc_mmap_threshold`).
+def bound_decoding_memory(largest_n: int) -> None:
+    """Fixes glibc's mmap threshold before a `solve` or `bench` run decodes instances this large.
 
-    A whole-process setting, so the commands' choice, not the library's. Not for `train`: there each
+    A whole-process setting, so the commands' choice, not the library's; see
+    `fix_malloc_mmap_threshold` for why only large instances take it. Not for `train`: there each
     step's many mid-sized blocks would be mapped and faulted in afresh, which doubled the time of a
     100-city epoch (410 → 740 s with two threads).
     """
-    from amsolve.machine import fix_malloc_mmap_threshold
+    from amsolve.machine import LARGE_INSTANCE_CITIES, fix_malloc_mmap_threshold
 
-    fix_malloc_mmap_threshold()
+    if largest_n >= LARGE_INSTANCE_CITIES:
+        fix_malloc_mmap_threshold()
 
 
 @contextmanager
@@ -130,7 +132,6 @@ def solve(
     from amsolve.render import ProgressBar, render_solutions, solutions_json
     from amsolve.solver import SolveOptions, solve_instances
 
-    bound_decoding_memory()
     with user_errors():
         options = SolveOptions(
             decode=DecodeOptions(
@@ -151,6 +152,7 @@ def solve(
         )
         check_limit(limit)
         instances = [instance for path in files for instance in load_instances(path, file_format, limit)]
+        bound_decoding_memory(max(instance.n for instance in instances))
         if tour_out is not None:
             check_tour_directory(tour_out, instances, force)
         if plot is not None:
@@ -215,7 +217,6 @@ def bench(
     from amsolve.render import ProgressBar, bench_json, render_bench
     from amsolve.solver import SolveOptions
 
-    bound_decoding_memory()
     with user_errors():
         check_limit(limit)
         template = SolveOptions(
@@ -232,6 +233,7 @@ def bench(
             pyplot()
         table = read_optima(optima) if optima else {}
         datasets = collect_datasets(paths, table, limit) if paths else default_datasets(limit)
+        bound_decoding_memory(max(instance.n for dataset in datasets for instance in dataset.instances))
         total = len(pipelines) * sum(len(dataset.instances) for dataset in datasets)
         with ProgressBar(total, "benchmarking", enabled=not json_output) as progress:
             rows = run_bench(datasets, pipelines, str(resolve_device(device)), on_progress=progress.advance)

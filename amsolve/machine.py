@@ -48,16 +48,20 @@ def available_memory() -> int | None:
 MMAP_THRESHOLD_BYTES = 1 << 20
 """Allocations from this size on go to their own memory mappings, returned to the OS when freed."""
 
+LARGE_INSTANCE_CITIES = 500
+"""`solve` and `bench` fix the mmap threshold when an instance has this many cities or more."""
+
 
 def fix_malloc_mmap_threshold() -> bool:
     """Fixes glibc's mmap threshold for this process (True when it did; False off glibc).
 
     glibc raises the threshold after large blocks are freed, so later blocks of those sizes come
-    from the heap, which does not shrink. Decoding multi-start 100 ×8 on a 1,000-city instance
-    then peaked at 3.2–3.5 GiB in six of ten runs, against 0.38–0.52 GiB in ten of ten with the
-    threshold fixed at 1 MiB (`benchmarks/mmap_threshold.py`: at 4 MiB, 2.7–3.4 GiB in three of
-    three). The cost: blocks from 1 MiB on are mapped afresh each time, so sampling 128 tours of
-    100 cities took 0.147 s per instance against 0.047 s with glibc's default.
+    from the heap, which does not shrink. Multi-start 100 ×8 then peaked at 0.7 GiB at most on 200
+    to 575 cities, but in some runs at 1.7 GiB on 657 cities, 2.0 GiB on 783 and 3.4 GiB on 1,000;
+    with the threshold fixed at 1 MiB, 1,000 cities stayed at 0.37–0.38 GiB in five runs of five
+    (16 and 64 MiB still reached 3.4 GiB; `benchmarks/results/mmap_threshold.md`). The cost:
+    blocks from 1 MiB on are mapped afresh each time, which doubled the time of sampling 128 tours
+    on 100-city instances, so only instances from `LARGE_INSTANCE_CITIES` on take it.
     """
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         return False

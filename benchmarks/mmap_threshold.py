@@ -1,12 +1,14 @@
 """Wall time and peak memory of `amsolve solve` for several glibc mmap thresholds.
 
-    python benchmarks/mmap_threshold.py --repeats 4 > /tmp/mmap.md
+    python benchmarks/mmap_threshold.py --repeats 4 [--candidates '1 MiB,16 MiB'] > /tmp/mmap.md
 
-`amsolve solve` and `amsolve bench` fix glibc's mmap threshold (`amsolve.machine`); this runs
-the two workloads that decide its value, each in a fresh process, with the threshold set to
-each candidate or left to glibc's dynamic rule ("dynamic"): greedy decoding of 1,280 100-city
-instances, where mid-sized blocks come and go at every step, and multi-start 100 ×8 on a 1,000-city
-instance, whose peak memory the dynamic rule let grow to 3.5 GiB. Needs ../shared and GNU time.
+`amsolve solve` and `amsolve bench` fix glibc's mmap threshold for large instances
+(`amsolve.machine`); this runs the workloads that decide its value and the size from which it
+applies, each in a fresh process, with the threshold set to each candidate whatever the size, or
+left to glibc's dynamic rule ("dynamic"): greedy decoding of 1,280 100-city instances and
+sampling 128 tours on 128 of them, where mid-sized blocks come and go at every step, and
+multi-start 100 ×8 on TSPLIB instances of 200 to 1,000 cities, whose peak memory the dynamic rule
+let grow to 3.5 GiB. Needs ../shared and GNU time.
 """
 
 from __future__ import annotations
@@ -23,11 +25,19 @@ WORKLOADS = {
         str(SHARED / "data" / "tsp100_uniform_seed2026.txt"), "--decode", "greedy", "--no-augment",
         "--local-search", "none",
     ],
-    "multi-start 100 ×8, dsj1000": [
-        str(SHARED / "tsplib" / "dsj1000.tsp"), "--decode", "multistart", "--starts", "100", "--local-search", "none",
+    "sampling 128, 128 × 100 cities": [
+        str(SHARED / "data" / "tsp100_uniform_seed2026.txt"), "--decode", "sample", "--no-augment",
+        "--local-search", "none", "--limit", "128",
     ],
+    **{
+        f"multi-start 100 ×8, {name}": [
+            str(SHARED / "tsplib" / f"{name}.tsp"), "--decode", "multistart", "--starts", "100",
+            "--local-search", "none",
+        ]
+        for name in ("kroA200", "pr439", "rat575", "d657", "rat783", "dsj1000")
+    },
 }  # fmt: skip
-CANDIDATES = {"1 MiB": 1 << 20, "4 MiB": 4 << 20, "16 MiB": 16 << 20, "dynamic": None}
+CANDIDATES = {"1 MiB": 1 << 20, "4 MiB": 4 << 20, "16 MiB": 16 << 20, "64 MiB": 64 << 20, "dynamic": None}
 
 
 def run(threshold: int | None, arguments: list[str]) -> tuple[float, float]:
@@ -35,7 +45,7 @@ def run(threshold: int | None, arguments: list[str]) -> tuple[float, float]:
     setup = (
         "import amsolve.machine as m; m.fix_malloc_mmap_threshold = lambda: False"
         if threshold is None
-        else f"import amsolve.machine as m; m.MMAP_THRESHOLD_BYTES = {threshold}"
+        else f"import amsolve.machine as m; m.MMAP_THRESHOLD_BYTES = {threshold}; m.LARGE_INSTANCE_CITIES = 0"
     )
     command = [
         "/usr/bin/time", "-f", "%e %M", sys.executable, "-c", setup + "; from amsolve.cli import app; app()",
@@ -49,11 +59,19 @@ def run(threshold: int | None, arguments: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--candidates", default=",".join(CANDIDATES), help="Comma-separated names from CANDIDATES.")
+    parser.add_argument("--workloads", default="", help="Only workloads naming one of these (comma-separated).")
     args = parser.parse_args()
+    candidates = {name: CANDIDATES[name] for name in args.candidates.split(",")}
+    workloads = {
+        name: arguments
+        for name, arguments in WORKLOADS.items()
+        if not args.workloads or any(part in name for part in args.workloads.split(","))
+    }
     results: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(args.repeats):  # interleaved, so a slow spell of the machine hits every candidate
-        for workload, arguments in WORKLOADS.items():
-            for name, threshold in CANDIDATES.items():
+        for workload, arguments in workloads.items():
+            for name, threshold in candidates.items():
                 results.setdefault((workload, name), []).append(run(threshold, arguments))
     print(f"| workload | mmap threshold | wall s, median (range) | peak MiB, median (range) | runs ({args.repeats}) |")
     print("|---|---|---|---|---|")

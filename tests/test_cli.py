@@ -251,16 +251,21 @@ def test_a_config_no_network_can_be_built_from_is_one_line(model_dir, tmp_path, 
     assert expected in error_line(result) and "config.json" in error_line(result)
 
 
-def test_solve_and_bench_fix_the_mmap_threshold_and_train_does_not(monkeypatch, model_dir, tmp_path) -> None:
+def test_solve_and_bench_fix_the_mmap_threshold_for_large_instances_and_train_does_not(
+    monkeypatch, model_dir, tmp_path
+) -> None:
     calls = []
     monkeypatch.setattr("amsolve.machine.fix_malloc_mmap_threshold", lambda: calls.append(True) or True)
-    solved = invoke(
-        "solve", DATA / "berlin52.tsp", "--model", model_dir, "--decode", "greedy", "--local-search", "none"
-    )
-    benched = invoke("bench", DATA / "berlin52.tsp", "--model", model_dir, "--decode", "greedy")
+    monkeypatch.setattr("amsolve.machine.LARGE_INSTANCE_CITIES", 50)  # berlin52 counts as large, ulysses22 not
+    greedy = ("--model", model_dir, "--decode", "greedy")
+    assert invoke("solve", DATA / "ulysses22.tsp", *greedy, "--local-search", "none").exit_code == 0
+    assert invoke("bench", DATA / "ulysses22.tsp", *greedy).exit_code == 0
+    assert not calls
+    solved = invoke("solve", DATA / "ulysses22.tsp", DATA / "berlin52.tsp", *greedy, "--local-search", "none")
+    benched = invoke("bench", DATA / "berlin52.tsp", *greedy)
     assert solved.exit_code == benched.exit_code == 0 and len(calls) == 2
     trained = invoke(
-        "train", "--nodes", "5", "--out", tmp_path / "run", "--epochs", "1", "--epoch-size", "8", "--val-size", "4"
+        "train", "--nodes", "60", "--out", tmp_path / "run", "--epochs", "1", "--epoch-size", "8", "--val-size", "4"
     )
     assert trained.exit_code == 0 and len(calls) == 2
 
