@@ -58,7 +58,7 @@ def fix_malloc_mmap_threshold() -> bool:
     glibc raises the threshold after large blocks are freed, so later blocks of those sizes come
     from the heap, which does not shrink. Multi-start 100 ×8 then peaked at 0.7 GiB at most on 200
     to 575 cities, but in some runs at 1.7 GiB on 657 cities, 2.0 GiB on 783 and 3.4 GiB on 1,000;
-    with the threshold fixed at 1 MiB, 1,000 cities stayed at 0.37–0.38 GiB in five runs of five
+    with the threshold fixed at 1 MiB, 1,000 cities peaked at 0.36–0.69 GiB in 13 runs of 13
     (16 and 64 MiB still reached 3.4 GiB; `benchmarks/results/mmap_threshold.md`). The cost:
     blocks from 1 MiB on are mapped afresh each time, which doubled the time of sampling 128 tours
     on 100-city instances, so only instances from `LARGE_INSTANCE_CITIES` on take it.
