@@ -229,7 +229,7 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
     monkeypatch.setattr(objectives, "euclidean_tour_lengths", lengths_by_start)
     torch.manual_seed(0)
     model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32)).train()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     coords = torch.rand(16, 8, 2, generator=torch.Generator().manual_seed(3))
 
     def probability_of_best_start() -> float:
@@ -241,14 +241,17 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
         return probabilities.gather(1, coords[:, :, 0].argmin(dim=1, keepdim=True)).mean().item()
 
     before = probability_of_best_start()
-    for step in range(40):
+    late = []  # the probability after each of the last 40 steps: single values swing with the sampled tours
+    for step in range(100):
         result = objectives.reinforce_loss(
             model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), step
         )
         optimizer.zero_grad()
         result.loss.backward()
         optimizer.step()
-    assert before < 0.3 and probability_of_best_start() > 0.6
+        if step >= 60:
+            late.append(probability_of_best_start())
+    assert before < 0.3 and sum(late) / len(late) > 0.6
 
 
 def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
