@@ -265,7 +265,11 @@ def train(
         str, typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.")
     ] = "shared",
     starts: Annotated[
-        int | None, typer.Option(help="Shared baseline: start cities sampled per instance (default: all).")
+        int | None,
+        typer.Option(
+            help="Shared baseline: start cities sampled per instance, or tours per instance with --own-starts "
+            "(default: the number of cities)."
+        ),
     ] = None,
     supervised: Annotated[
         Path | None,
@@ -278,6 +282,14 @@ def train(
         ),
     ] = 0.0,
     trajectories: Annotated[int, typer.Option(help="Teacher forcing: sequences read from each reference tour.")] = 8,
+    own_starts: Annotated[
+        bool,
+        typer.Option(
+            "--own-starts",
+            help="Shared baseline: sample --starts tours whose first city the model picks itself, "
+            "instead of one tour from each start city (trains the tours greedy decoding makes).",
+        ),
+    ] = False,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
@@ -326,6 +338,7 @@ def train(
             supervised=str(supervised) if supervised else None,
             mix_supervised=mix_supervised,
             trajectories=trajectories,
+            own_starts=own_starts,
             epochs=epochs,
             epoch_size=epoch_size,
             batch_size=batch_size,

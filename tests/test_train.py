@@ -254,6 +254,59 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
     assert before < 0.3 and sum(late) / len(late) > 0.6
 
 
+def test_own_starts_train_the_first_city_through_the_tours(monkeypatch) -> None:
+    """With --own-starts every tour begins where the model samples its first city (no forced
+    starts), so the first step learns from the tours' likelihood alone: when tours from the
+    leftmost city are always shortest, it learns to start there."""
+    import amsolve.train.objectives as objectives
+    from amsolve.train.baselines import SharedBaseline
+
+    def lengths_by_start(coords, tours):  # (batch, tours, n) → shorter when starting leftmost
+        leftmost = coords[:, :, 0].argmin(dim=1, keepdim=True)  # (batch, 1)
+        return 1.0 + 0.1 * (tours[:, :, 0] != leftmost).float()
+
+    def no_forced_starts(*args):
+        raise AssertionError("own starts must not force start cities")
+
+    monkeypatch.setattr(objectives, "euclidean_tour_lengths", lengths_by_start)
+    monkeypatch.setattr(objectives, "random_starts", no_forced_starts)
+    torch.manual_seed(0)
+    model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32)).train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    coords = torch.rand(16, 8, 2, generator=torch.Generator().manual_seed(3))
+    leftmost = coords[:, :, 0].argmin(dim=1, keepdim=True)
+
+    def probability_of_leftmost_start() -> float:
+        with torch.no_grad():
+            cache = model.precompute(coords)
+            probabilities = model.decoder.log_probs(cache, cache.query_start, torch.zeros(16, 1, 8)).exp()[:, 0]
+        return probabilities.gather(1, leftmost).mean().item()
+
+    before = probability_of_leftmost_start()
+    late = []
+    for step in range(100):
+        result = objectives.reinforce_loss(
+            model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), step, own_starts=True
+        )
+        optimizer.zero_grad()
+        result.loss.backward()
+        optimizer.step()
+        if step >= 60:
+            late.append(probability_of_leftmost_start())
+    assert before < 0.3 and sum(late) / len(late) > 0.6, (before, late)
+
+
+def test_a_short_run_with_own_starts_shortens_greedy_tours(tmp_path) -> None:
+    options = small_options(tmp_path, own_starts=True, epochs=3)
+    torch.manual_seed(options.seed)
+    untrained = AttentionModel(ModelConfig(embed_dim=32, n_layers=2, trained_nodes=10))
+    before = greedy_lengths(untrained, validation_batch()).mean().item()
+    summary = train(options)
+    after = greedy_lengths(load_model_dir(summary.out), validation_batch()).mean().item()
+    assert after < 0.9 * before, (before, after)
+    assert "tours from the model's own first cities" in (Path(summary.out) / "TRAINING.md").read_text()
+
+
 def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
     sample = str(DATA / "tsp20_sample.txt")
     options = small_options(
@@ -320,7 +373,11 @@ def test_a_new_run_never_writes_into_a_directory_with_files(tmp_path) -> None:
 
 @pytest.mark.parametrize(
     ("changes", "message"),
-    [({"starts": 1}, "at least 2"), ({"baseline": "rollout", "starts": 4}, "shared baseline only")],
+    [
+        ({"starts": 1}, "at least 2"),
+        ({"baseline": "rollout", "starts": 4}, "shared baseline only"),
+        ({"baseline": "exponential", "own_starts": True}, "--own-starts is for the shared baseline only"),
+    ],
 )
 def test_start_counts_that_cannot_train_are_refused(tmp_path, changes, message) -> None:
     with pytest.raises(InputError, match=message):

@@ -49,7 +49,10 @@ def _method(options: dict[str, Any]) -> str:
         method += f"{options['trajectories']} sequences per tour"
     elif options["baseline"] == "shared":
         starts = options.get("starts") or options["nodes"]
-        method = f"REINFORCE, POMO shared baseline over {starts} starts"
+        if options.get("own_starts"):
+            method = f"REINFORCE, shared baseline over {starts} tours from the model's own first cities"
+        else:
+            method = f"REINFORCE, POMO shared baseline over {starts} starts"
     elif options["baseline"] == "rollout":
         method = "REINFORCE, greedy rollout baseline (paired t-test, α = 5 %)"
     else:

@@ -43,6 +43,7 @@ def reinforce_loss(
     starts: int,
     generator: torch.Generator,
     sampling_seed: int,
+    own_starts: bool = False,
 ) -> StepResult:
     """`(L(π) − b(s)) · log p(π|s)` averaged over sampled tours (batch, n, 2) → scalar.
 
@@ -50,15 +51,18 @@ def reinforce_loss(
     others sample one tour per instance from the model's own first-step choice. POMO leaves the
     first step (the placeholder context) untrained; here it is trained too, by the exact
     gradient of the expected length over the starts tried, `Σ_s p(s) (L_s − b)`, so that greedy
-    decoding starts where tours tend to be short.
+    decoding starts where tours tend to be short. With `own_starts`, the multi-start baseline's
+    `starts` tours instead all begin where the model samples its first city, as greedy decoding's
+    tour does, and the first step is trained as part of each tour's likelihood.
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
-    first = random_starts(batch, n, starts, generator, coords.device) if baseline.multi_start else None
+    forced = baseline.multi_start and not own_starts
+    first = random_starts(batch, n, starts, generator, coords.device) if forced else None
     rollouts = rollout(
         model.decoder,
         cache,
-        first.shape[1] if first is not None else 1,
+        starts if baseline.multi_start else 1,
         sampling_selector(sampling_seed),
         first=first,
         track_log_likelihood=True,

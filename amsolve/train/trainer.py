@@ -52,6 +52,7 @@ class TrainOptions:
     supervised: str | None = None  # teacher forcing on this dataset's reference tours instead of REINFORCE
     mix_supervised: float = 0.0  # with `supervised`: REINFORCE + this × teacher forcing instead
     trajectories: int = 8  # teacher forcing: sequences read from each reference tour
+    own_starts: bool = False  # shared baseline: the model samples each tour's first city instead of one tour per start
     epochs: int = 100
     epoch_size: int = 100_000
     batch_size: int = 64
@@ -86,6 +87,8 @@ class TrainOptions:
             raise InputError("--starts must be at least 2: the shared baseline is the mean over the starts")
         if not (self.mix_supervised >= 0 and math.isfinite(self.mix_supervised)):
             raise InputError("--mix-supervised must be a weight of 0 or more")
+        if self.own_starts and self.baseline != "shared":
+            raise InputError("--own-starts is for the shared baseline only")
         if self.mix_supervised and not self.supervised:
             raise InputError("--mix-supervised needs --supervised FILE (the reference tours to imitate)")
         if not (self.lr > 0 and math.isfinite(self.lr)):
@@ -375,7 +378,9 @@ class Trainer:
         coords = uniform_instances(options.batch_size, options.nodes, self.generator, self.device)
         starts = options.starts or options.nodes
         sampling_seed = options.seed * 1_000_003 + self.progress.instances_seen
-        return reinforce_loss(self.model, self.baseline, coords, starts, self.generator, sampling_seed)
+        return reinforce_loss(
+            self.model, self.baseline, coords, starts, self.generator, sampling_seed, options.own_starts
+        )
 
     def _step(self) -> StepResult:
         """The loss of the next batch: teacher forcing with `--supervised`, REINFORCE without, and
