@@ -45,9 +45,13 @@ def validation_batch() -> torch.Tensor:
     return torch.rand(128, 10, 2, generator=torch.Generator().manual_seed(99))
 
 
-@pytest.mark.parametrize("baseline", ["shared", "rollout", "exponential"])
-def test_a_short_run_shortens_greedy_tours(tmp_path, baseline) -> None:
-    options = small_options(tmp_path, baseline=baseline, epochs=3)
+@pytest.mark.parametrize(
+    "changes",
+    [{"baseline": "shared"}, {"baseline": "rollout"}, {"baseline": "exponential"}, {"own_starts": True}],
+    ids=["shared", "rollout", "exponential", "own-starts"],
+)
+def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
+    options = small_options(tmp_path, epochs=3, **changes)
     torch.manual_seed(options.seed)
     untrained = AttentionModel(ModelConfig(embed_dim=32, n_layers=2, trained_nodes=10))
     before = greedy_lengths(untrained, validation_batch()).mean().item()
@@ -55,6 +59,8 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, baseline) -> None:
     after = greedy_lengths(load_model_dir(summary.out), validation_batch()).mean().item()
     assert summary.epochs_done == 3 and summary.instances_seen == 3 * 512
     assert after < 0.9 * before, (before, after)
+    if options.own_starts:
+        assert "tours from the model's own first cities" in (Path(summary.out) / "TRAINING.md").read_text()
 
 
 def test_teacher_forcing_learns_the_reference_tours(tmp_path) -> None:
@@ -294,17 +300,6 @@ def test_own_starts_train_the_first_city_through_the_tours(monkeypatch) -> None:
         if step >= 60:
             late.append(probability_of_leftmost_start())
     assert before < 0.3 and sum(late) / len(late) > 0.6, (before, late)
-
-
-def test_a_short_run_with_own_starts_shortens_greedy_tours(tmp_path) -> None:
-    options = small_options(tmp_path, own_starts=True, epochs=3)
-    torch.manual_seed(options.seed)
-    untrained = AttentionModel(ModelConfig(embed_dim=32, n_layers=2, trained_nodes=10))
-    before = greedy_lengths(untrained, validation_batch()).mean().item()
-    summary = train(options)
-    after = greedy_lengths(load_model_dir(summary.out), validation_batch()).mean().item()
-    assert after < 0.9 * before, (before, after)
-    assert "tours from the model's own first cities" in (Path(summary.out) / "TRAINING.md").read_text()
 
 
 def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
