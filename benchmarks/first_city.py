@@ -34,7 +34,7 @@ def first_city_figures(model_name: str, dataset: Path, limit: int | None) -> dic
     batch = coords.shape[0]
     cache = model.precompute(coords)
     greedy = rollout(model.decoder, cache, 1, greedy_selector).tours  # (batch, 1, n)
-    greedy_lengths = euclidean_tour_lengths(coords, greedy)[:, 0].double()  # (batch,)
+    greedy_lengths = euclidean_tour_lengths(coords, greedy).double()  # (batch, 1)
     every_start = torch.arange(n).expand(batch, n)  # (batch, n)
     lengths = euclidean_tour_lengths(
         coords, rollout(model.decoder, cache, n, greedy_selector, first=every_start).tours
@@ -43,13 +43,13 @@ def first_city_figures(model_name: str, dataset: Path, limit: int | None) -> dic
     shortest = lengths <= lengths.min(dim=1, keepdim=True).values * (1 + TIE_TOLERANCE)  # (batch, n)
     greedy_start = greedy[:, 0, :1]  # (batch, 1)
 
-    def gap(tour_lengths: torch.Tensor) -> float:
-        return ((tour_lengths / reference.lengths.view(-1, *[1] * (tour_lengths.dim() - 1)) - 1) * 100).mean().item()
+    def gap(tour_lengths: torch.Tensor) -> float:  # (batch, k) → mean gap in %
+        return ((tour_lengths / reference.lengths.unsqueeze(1) - 1) * 100).mean().item()
 
     return {
         "greedy": gap(greedy_lengths),
         "random start": gap(lengths),
-        "best start": gap(lengths.min(dim=1).values),
+        "best start": gap(lengths.min(dim=1, keepdim=True).values),
         "shortest starts": shortest.double().sum(dim=1).mean().item(),
         "greedy starts on one": shortest.gather(1, greedy_start).double().mean().item() * 100,
         "probability on them": (start_probabilities.double() * shortest).sum(dim=1).mean().item() * 100,

@@ -211,14 +211,21 @@ def test_fine_tuning_starts_from_the_given_model_and_keeps_its_history(tmp_path)
     assert load_model_dir(Path(options.out)).config.trained_nodes == 12
 
 
-def test_fewer_starts_than_cities(tmp_path) -> None:
-    from amsolve.train.objectives import random_starts
+def test_start_counts_other_than_the_number_of_cities(tmp_path) -> None:
+    from amsolve.train.objectives import random_starts, reinforce_loss
 
     generator = torch.Generator().manual_seed(0)
     starts = random_starts(6, 10, 4, generator, torch.device("cpu"))
     assert starts.shape == (6, 4)
     assert all(len(set(row.tolist())) == 4 for row in starts)
     assert torch.equal(random_starts(2, 5, 5, generator, torch.device("cpu")), torch.arange(5).expand(2, 5))
+    # more starts than cities: every city once (forced), or that many tours (the model's own starts)
+    from amsolve.train.baselines import SharedBaseline
+
+    model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32))
+    for own_starts in (False, True):
+        result = reinforce_loss(model, SharedBaseline(), torch.rand(4, 8, 2), 12, generator, 0, own_starts)
+        assert math.isfinite(result.loss.item())
     summary = train(small_options(tmp_path, epochs=1, starts=3))
     assert summary.epochs_done == 1
 

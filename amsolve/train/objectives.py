@@ -58,11 +58,12 @@ def reinforce_loss(
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
     forced = baseline.multi_start and not own_starts
-    first = random_starts(batch, n, starts, generator, coords.device) if forced else None
+    first = random_starts(batch, n, starts, generator, coords.device) if forced else None  # at most n per instance
+    count = first.shape[1] if first is not None else starts if baseline.multi_start else 1
     rollouts = rollout(
         model.decoder,
         cache,
-        starts if baseline.multi_start else 1,
+        count,
         sampling_selector(sampling_seed),
         first=first,
         track_log_likelihood=True,
