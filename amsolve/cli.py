@@ -290,6 +290,13 @@ def train(
             "instead of one tour from each start city (trains the tours greedy decoding makes).",
         ),
     ] = False,
+    forced_starts: Annotated[
+        int,
+        typer.Option(
+            help="With --own-starts: this many more tours per instance from distinct random start cities, "
+            "with a baseline of their own, so that multi-start decoding keeps being trained.",
+        ),
+    ] = 0,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
@@ -339,6 +346,7 @@ def train(
             mix_supervised=mix_supervised,
             trajectories=trajectories,
             own_starts=own_starts,
+            forced_starts=forced_starts,
             epochs=epochs,
             epoch_size=epoch_size,
             batch_size=batch_size,

@@ -47,8 +47,14 @@ def validation_batch() -> torch.Tensor:
 
 @pytest.mark.parametrize(
     "changes",
-    [{"baseline": "shared"}, {"baseline": "rollout"}, {"baseline": "exponential"}, {"own_starts": True}],
-    ids=["shared", "rollout", "exponential", "own-starts"],
+    [
+        {"baseline": "shared"},
+        {"baseline": "rollout"},
+        {"baseline": "exponential"},
+        {"own_starts": True},
+        {"own_starts": True, "forced_starts": 4},
+    ],
+    ids=["shared", "rollout", "exponential", "own-starts", "own-and-forced-starts"],
 )
 def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     options = small_options(tmp_path, epochs=3, **changes)
@@ -59,8 +65,10 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     after = greedy_lengths(load_model_dir(summary.out), validation_batch()).mean().item()
     assert summary.epochs_done == 3 and summary.instances_seen == 3 * 512
     assert after < 0.9 * before, (before, after)
+    card = (Path(summary.out) / "TRAINING.md").read_text()
     if options.own_starts:
-        assert "tours from the model's own first cities" in (Path(summary.out) / "TRAINING.md").read_text()
+        assert "tours from the model's own first cities" in card
+    assert ("4 tours from random start cities" in card) == bool(options.forced_starts)
 
 
 def test_teacher_forcing_learns_the_reference_tours(tmp_path) -> None:
@@ -309,6 +317,56 @@ def test_own_starts_train_the_first_city_through_the_tours(monkeypatch) -> None:
     assert before < 0.3 and sum(late) / len(late) > 0.6, (before, late)
 
 
+def test_forced_starts_train_the_tours_from_given_cities(monkeypatch) -> None:
+    """With --own-starts --forced-starts, the tours from random start cities are trained by their
+    own baseline: when only they are scored (the own-start tours all get the same length) and a
+    forced tour is short when its second city is its first city's nearest neighbour, decoding from
+    a given start learns to go to that neighbour."""
+    import amsolve.train.objectives as objectives
+    from amsolve.train.baselines import SharedBaseline
+
+    coords = torch.rand(16, 8, 2, generator=torch.Generator().manual_seed(3))
+    distances = torch.cdist(coords, coords) + torch.eye(8) * 10  # (16, 8, 8), no city its own neighbour
+    nearest = distances.argmin(dim=2)  # (16, 8)
+    calls = []
+
+    def lengths_of_forced_tours(coords, tours):  # the own-start tours come first, the forced ones second
+        calls.append(tours.shape[1])
+        if len(calls) % 2:
+            return torch.ones(tours.shape[:2])
+        return 1.0 + 0.1 * (tours[:, :, 1] != nearest.gather(1, tours[:, :, 0])).float()
+
+    monkeypatch.setattr(objectives, "euclidean_tour_lengths", lengths_of_forced_tours)
+    torch.manual_seed(0)
+    model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32)).train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+
+    def probability_of_nearest_second_city() -> float:  # from every start city
+        with torch.no_grad():
+            cache = model.precompute(coords)
+            every_start = torch.arange(8).expand(16, 8)  # (16, 8)
+            query = cache.query_graph + objectives.gather_rows(cache.query_first, every_start)
+            query = query + objectives.gather_rows(cache.query_last, every_start)  # (16, 8, dim)
+            mask = torch.zeros(16, 8, 8).scatter_(-1, every_start.unsqueeze(-1), -math.inf)
+            probabilities = model.decoder.log_probs(cache, query, mask).exp()  # (16, 8, 8)
+        return probabilities.gather(2, nearest.unsqueeze(-1)).mean().item()
+
+    before = probability_of_nearest_second_city()
+    late = []
+    for step in range(100):
+        result = objectives.reinforce_loss(
+            model, SharedBaseline(), coords, 4, torch.Generator().manual_seed(step), step, True, forced_starts=8
+        )
+        optimizer.zero_grad()
+        result.loss.backward()
+        optimizer.step()
+        if step >= 60:
+            late.append(probability_of_nearest_second_city())
+    assert calls[:2] == [4, 8]  # four own-start tours, then one from every start city
+    # untrained near chance (1 in 7); trained, well over three times that
+    assert before < 0.2 and sum(late) / len(late) > 0.4, (before, late)
+
+
 def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
     sample = str(DATA / "tsp20_sample.txt")
     options = small_options(
@@ -379,6 +437,8 @@ def test_a_new_run_never_writes_into_a_directory_with_files(tmp_path) -> None:
         ({"starts": 1}, "at least 2"),
         ({"baseline": "rollout", "starts": 4}, "shared baseline only"),
         ({"baseline": "exponential", "own_starts": True}, "--own-starts is for the shared baseline only"),
+        ({"forced_starts": 3}, "without --own-starts"),
+        ({"own_starts": True, "forced_starts": -1}, "0 or more"),
     ],
 )
 def test_start_counts_that_cannot_train_are_refused(tmp_path, changes, message) -> None:

@@ -51,6 +51,8 @@ def _method(options: dict[str, Any]) -> str:
         starts = options.get("starts") or options["nodes"]
         if options.get("own_starts"):
             method = f"REINFORCE, shared baseline over {starts} tours from the model's own first cities"
+            if options.get("forced_starts"):
+                method += f" + {options['forced_starts']} tours from random start cities, baselined apart"
         else:
             method = f"REINFORCE, POMO shared baseline over {starts} starts"
     elif options["baseline"] == "rollout":

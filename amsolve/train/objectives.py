@@ -44,6 +44,7 @@ def reinforce_loss(
     generator: torch.Generator,
     sampling_seed: int,
     own_starts: bool = False,
+    forced_starts: int = 0,
 ) -> StepResult:
     """`(L(π) − b(s)) · log p(π|s)` averaged over sampled tours (batch, n, 2) → scalar.
 
@@ -53,7 +54,9 @@ def reinforce_loss(
     gradient of the expected length over the starts tried, `Σ_s p(s) (L_s − b)`, so that greedy
     decoding starts where tours tend to be short. With `own_starts`, the multi-start baseline's
     `starts` tours instead all begin where the model samples its first city, as greedy decoding's
-    tour does, and the first step is trained as part of each tour's likelihood.
+    tour does, and the first step is trained as part of each tour's likelihood; `forced_starts`
+    more tours then begin at distinct random cities, with a baseline of their own (their mean),
+    so that the tours multi-start decoding makes keep being trained too.
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
@@ -76,6 +79,23 @@ def reinforce_loss(
         no_city_visited = torch.zeros(batch, 1, n, device=coords.device)
         start_log_probs = model.decoder.log_probs(cache, cache.query_start, no_city_visited).squeeze(1)  # (b, n)
         loss = loss + (start_log_probs.exp().gather(1, first) * advantage).sum(dim=1).mean()
+    if own_starts and forced_starts:
+        forced_first = random_starts(batch, n, forced_starts, generator, coords.device)  # (batch, f)
+        forced_rollouts = rollout(
+            model.decoder,
+            cache,
+            forced_first.shape[1],
+            sampling_selector(sampling_seed, first_sample=count),  # other noise than the own-start tours
+            first=forced_first,
+            track_log_likelihood=True,
+        )
+        forced_lengths = euclidean_tour_lengths(coords, forced_rollouts.tours)  # (batch, f)
+        forced_reference = baseline.evaluate(coords, forced_lengths).detach()  # (batch, f): their own mean
+        forced_loss = ((forced_lengths - forced_reference) * forced_rollouts.log_likelihood).mean()
+        own_share = count / (count + forced_first.shape[1])
+        loss = own_share * loss + (1 - own_share) * forced_loss  # the mean over all tours
+        lengths = torch.cat([lengths, forced_lengths], dim=1)  # (batch, s + f)
+        reference = torch.cat([reference, forced_reference], dim=1)  # (batch, s + f)
     return StepResult(loss, lengths.mean().item(), reference.mean().item())
 
 

@@ -53,6 +53,7 @@ class TrainOptions:
     mix_supervised: float = 0.0  # with `supervised`: REINFORCE + this × teacher forcing instead
     trajectories: int = 8  # teacher forcing: sequences read from each reference tour
     own_starts: bool = False  # shared baseline: the model samples each tour's first city instead of one tour per start
+    forced_starts: int = 0  # with own_starts: this many more tours from random start cities, baselined apart
     epochs: int = 100
     epoch_size: int = 100_000
     batch_size: int = 64
@@ -89,6 +90,10 @@ class TrainOptions:
             raise InputError("--mix-supervised must be a weight of 0 or more")
         if self.own_starts and self.baseline != "shared":
             raise InputError("--own-starts is for the shared baseline only")
+        if self.forced_starts < 0:
+            raise InputError("--forced-starts must be 0 or more")
+        if self.forced_starts and not self.own_starts:
+            raise InputError("--forced-starts adds to --own-starts tours; without --own-starts use --starts")
         if self.mix_supervised and not self.supervised:
             raise InputError("--mix-supervised needs --supervised FILE (the reference tours to imitate)")
         if not (self.lr > 0 and math.isfinite(self.lr)):
@@ -379,7 +384,14 @@ class Trainer:
         starts = options.starts or options.nodes
         sampling_seed = options.seed * 1_000_003 + self.progress.instances_seen
         return reinforce_loss(
-            self.model, self.baseline, coords, starts, self.generator, sampling_seed, options.own_starts
+            self.model,
+            self.baseline,
+            coords,
+            starts,
+            self.generator,
+            sampling_seed,
+            options.own_starts,
+            options.forced_starts,
         )
 
     def _step(self) -> StepResult:
