@@ -281,7 +281,17 @@ def train(
             help="With --supervised: REINFORCE plus this weight × teacher forcing, instead of teacher forcing alone."
         ),
     ] = 0.0,
-    trajectories: Annotated[int, typer.Option(help="Teacher forcing: sequences read from each reference tour.")] = 8,
+    trajectories: Annotated[
+        int, typer.Option(help="Teacher forcing from random starts: sequences read from each reference tour.")
+    ] = 8,
+    teacher_starts: Annotated[
+        str,
+        typer.Option(
+            help="Teacher forcing reads each reference tour from random cities and directions (random), or "
+            "from the city greedy decoding starts at, in the direction the model prefers (model), so that it "
+            "corrects the steps greedy decoding takes."
+        ),
+    ] = "random",
     own_starts: Annotated[
         bool,
         typer.Option(
@@ -345,6 +355,7 @@ def train(
             supervised=str(supervised) if supervised else None,
             mix_supervised=mix_supervised,
             trajectories=trajectories,
+            teacher_starts=teacher_starts,
             own_starts=own_starts,
             forced_starts=forced_starts,
             epochs=epochs,

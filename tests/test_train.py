@@ -71,11 +71,13 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     assert ("4 tours from random start cities" in card) == bool(options.forced_starts)
 
 
-def test_teacher_forcing_learns_the_reference_tours(tmp_path) -> None:
+@pytest.mark.parametrize("teacher_starts", ["random", "model"])
+def test_teacher_forcing_learns_the_reference_tours(tmp_path, teacher_starts) -> None:
     options = small_options(
         tmp_path,
         nodes=20,
         supervised=str(DATA / "tsp20_sample.txt"),
+        teacher_starts=teacher_starts,
         epochs=4,
         epoch_size=64,
         batch_size=5,
@@ -86,6 +88,37 @@ def test_teacher_forcing_learns_the_reference_tours(tmp_path) -> None:
     first = trainer._step().loss.item()
     trainer.run()
     assert trainer._step().loss.item() < 0.8 * first
+
+
+def test_teacher_forcing_from_the_model_start_scores_greedy_decoding_path() -> None:
+    """`teacher_starts="model"`: the loss is the mean step log-likelihood of the reference tour read
+    from the city the model starts at, in the direction it finds likelier, the same figure as
+    decoding that tour step by step."""
+    from amsolve.decode.rollout import rollout
+    from amsolve.train.objectives import teacher_forcing_loss
+
+    torch.manual_seed(0)
+    model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32)).eval()
+    coords = torch.rand(6, 9, 2, generator=torch.Generator().manual_seed(1))
+    tours = torch.stack([torch.randperm(9, generator=torch.Generator().manual_seed(i)) for i in range(6)])
+    with torch.no_grad():
+        loss = teacher_forcing_loss(model, coords, tours, 8, torch.Generator(), starts="model").loss
+        cache = model.precompute(coords)
+        first = model.decoder.log_probs(cache, cache.query_start, torch.zeros(6, 1, 9)).argmax(dim=-1)  # (6, 1)
+        offset = (tours == first).float().argmax(dim=1, keepdim=True)  # (6, 1)
+        likelihoods = []
+        for direction in (1, -1):
+            sequence = tours.gather(1, (offset + direction * torch.arange(9)) % 9)  # (6, 9)
+            step = iter(range(1, 9))
+
+            def follow(log_probs: torch.Tensor, sequence: torch.Tensor = sequence, step=step) -> torch.Tensor:
+                return sequence[:, next(step)].view(-1, 1)  # the reference's next city
+
+            decoded = rollout(model.decoder, cache, 1, follow, first=sequence[:, :1], track_log_likelihood=True)
+            assert torch.equal(decoded.tours[:, 0], sequence)
+            likelihoods.append(decoded.log_likelihood[:, 0])  # (6,): steps 1..7 (step 8 is forced)
+    best = torch.stack(likelihoods).max(dim=0).values  # (6,)
+    assert loss.item() == pytest.approx(-(best / 7).mean().item(), rel=1e-5)
 
 
 def test_resume_continues_exactly_where_the_run_stopped(tmp_path) -> None:
@@ -438,6 +471,7 @@ def test_a_new_run_never_writes_into_a_directory_with_files(tmp_path) -> None:
         ({"baseline": "rollout", "starts": 4}, "shared baseline only"),
         ({"baseline": "exponential", "own_starts": True}, "--own-starts is for the shared baseline only"),
         ({"forced_starts": 3}, "without --own-starts"),
+        ({"teacher_starts": "best"}, "unknown --teacher-starts 'best'"),
         ({"own_starts": True, "forced_starts": -1}, "0 or more"),
     ],
 )

@@ -44,9 +44,13 @@ def _percent(value: float | None) -> str:
 
 def _method(options: dict[str, Any]) -> str:
     """What a phase did, in words, from its options."""
+    reading = ""
+    if options.get("teacher_starts") == "model":
+        reading = " (read from greedy decoding's start city, in the model's likelier direction)"
     if options.get("supervised") and not options.get("mix_supervised"):
-        method = f"teacher forcing on the reference tours of `{Path(options['supervised']).name}`, "
-        method += f"{options['trajectories']} sequences per tour"
+        method = f"teacher forcing on the reference tours of `{Path(options['supervised']).name}`{reading}"
+        if not reading:
+            method += f", {options['trajectories']} sequences per tour"
     elif options["baseline"] == "shared":
         starts = options.get("starts") or options["nodes"]
         if options.get("own_starts"):
@@ -60,7 +64,7 @@ def _method(options: dict[str, Any]) -> str:
     else:
         method = "REINFORCE, exponential moving-average baseline"
     if options.get("mix_supervised"):
-        method += f" + {options['mix_supervised']:g} × teacher forcing on `{Path(options['supervised']).name}`"
+        method += f" + {options['mix_supervised']:g} × teacher forcing on `{Path(options['supervised']).name}`{reading}"
     method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
     method += f", seed {options['seed']}"
     if options.get("ema"):

@@ -99,31 +99,49 @@ def reinforce_loss(
     return StepResult(loss, lengths.mean().item(), reference.mean().item())
 
 
+TEACHER_STARTS = ("random", "model")
+"""Where teacher forcing reads a reference tour from: random cities and directions, or the city
+greedy decoding starts at, in the direction the model finds more likely."""
+
+
 def teacher_forcing_loss(
     model: AttentionModel,
     coords: torch.Tensor,
     tours: torch.Tensor,
     trajectories: int,
     generator: torch.Generator,
+    starts: str = "random",
 ) -> StepResult:
     """Cross-entropy of the reference tours (batch, n), all steps in one parallel pass.
 
-    Each instance is read as `trajectories` sequences, each from a random start city in a random
-    direction; every step's context (first, last, visited cities) is known from the reference,
-    so the decoder scores all steps at once instead of n sequential ones.
+    With `starts="random"` each instance is read as `trajectories` sequences, each from a random
+    start city in a random direction. With `starts="model"` it is read from the city the model's
+    first step picks (argmax, as greedy decoding starts) in both directions, and only the direction
+    with the higher likelihood counts: every step then lies on greedy decoding's path until its
+    first mistake, which is the step this loss corrects. Every step's context (first, last,
+    visited cities) is known from the reference, so the decoder scores all steps at once instead
+    of n sequential ones.
     """
     batch, n = tours.shape
     device = coords.device
     steps = torch.arange(n, device=device)
-    offsets = torch.randint(n, (batch, trajectories, 1), generator=generator, device=device)
-    reverse = torch.rand(batch, trajectories, 1, generator=generator, device=device) < 0.5
+    cache = model.precompute(coords)
+    if starts == "model":
+        with torch.no_grad():
+            no_city_visited = torch.zeros(batch, 1, n, device=device)
+            first = model.decoder.log_probs(cache, cache.query_start, no_city_visited).argmax(dim=-1)  # (b, 1)
+        offsets = (tours == first).float().argmax(dim=1).view(batch, 1, 1).expand(batch, 2, 1)  # (batch, 2, 1)
+        reverse = torch.tensor([False, True], device=device).view(1, 2, 1)  # both directions
+        trajectories = 2
+    else:
+        offsets = torch.randint(n, (batch, trajectories, 1), generator=generator, device=device)
+        reverse = torch.rand(batch, trajectories, 1, generator=generator, device=device) < 0.5
     index = (offsets + torch.where(reverse, -steps, steps)) % n  # (batch, r, n)
-    sequence = tours.gather(1, index.view(batch, -1)).view(batch, trajectories, n)  # cities in order
+    sequence = tours.gather(1, index.reshape(batch, -1)).view(batch, trajectories, n)  # cities in order
     position = torch.empty_like(sequence).scatter_(-1, sequence, steps.expand_as(sequence))  # (b, r, n)
     predicted = steps[1 : n - 1]  # steps 1..n-2; step n-1 is forced
     visited = position.unsqueeze(2) < predicted.view(1, 1, -1, 1)  # (batch, r, n-2, n)
 
-    cache = model.precompute(coords)
     dim = cache.query_last.shape[-1]
     query_fixed = cache.query_graph + gather_rows(cache.query_first, sequence[:, :, 0])  # (b, r, dim)
     last = sequence[:, :, : n - 2].reshape(batch, -1)  # (batch, r * (n-2))
@@ -132,7 +150,11 @@ def teacher_forcing_loss(
         cache, query.view(batch, -1, dim), visited_mask(visited.view(batch, -1, n))
     )  # (batch, r * (n-2), n)
     target = sequence[:, :, 1 : n - 1].reshape(batch, -1, 1)
-    loss = -log_probs.gather(-1, target).mean()
+    step_log_likelihood = log_probs.gather(-1, target).view(batch, trajectories, n - 2)  # (batch, r, n-2)
+    if starts == "model":  # the likelier direction of each tour: (batch, 1, n-2)
+        likelier = step_log_likelihood.sum(dim=-1).argmax(dim=1).view(batch, 1, 1).expand(batch, 1, n - 2)
+        step_log_likelihood = step_log_likelihood.gather(1, likelier)
+    loss = -step_log_likelihood.mean()
     with torch.no_grad():
         reference_length = euclidean_tour_lengths(coords, tours.unsqueeze(1)).mean().item()
     return StepResult(loss, reference_length, reference_length)

@@ -34,7 +34,7 @@ from amsolve.train.baselines import BASELINES, ExponentialBaseline, RolloutBasel
 from amsolve.train.card import LOG_FILE, PHASES_FILE, read_log, read_phases, write_card
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
 from amsolve.train.data import ReferenceSet, load_reference_set, uniform_instances
-from amsolve.train.objectives import StepResult, reinforce_loss, teacher_forcing_loss
+from amsolve.train.objectives import TEACHER_STARTS, StepResult, reinforce_loss, teacher_forcing_loss
 
 
 class TrainingError(AmsolveError):
@@ -52,6 +52,7 @@ class TrainOptions:
     supervised: str | None = None  # teacher forcing on this dataset's reference tours instead of REINFORCE
     mix_supervised: float = 0.0  # with `supervised`: REINFORCE + this × teacher forcing instead
     trajectories: int = 8  # teacher forcing: sequences read from each reference tour
+    teacher_starts: str = "random"  # teacher forcing reads tours from random starts, or from the model's own
     own_starts: bool = False  # shared baseline: the model samples each tour's first city instead of one tour per start
     forced_starts: int = 0  # with own_starts: this many more tours from random start cities, baselined apart
     epochs: int = 100
@@ -90,6 +91,10 @@ class TrainOptions:
             raise InputError("--mix-supervised must be a weight of 0 or more")
         if self.own_starts and self.baseline != "shared":
             raise InputError("--own-starts is for the shared baseline only")
+        if self.teacher_starts not in TEACHER_STARTS:
+            raise InputError(
+                f"unknown --teacher-starts {self.teacher_starts!r}; choose one of {', '.join(TEACHER_STARTS)}"
+            )
         if self.forced_starts < 0:
             raise InputError("--forced-starts must be 0 or more")
         if self.forced_starts and not self.own_starts:
@@ -375,7 +380,9 @@ class Trainer:
         symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
         coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
         tours = self.reference.tours[index].to(self.device)
-        return teacher_forcing_loss(self.model, coords, tours, options.trajectories, self.generator)
+        return teacher_forcing_loss(
+            self.model, coords, tours, options.trajectories, self.generator, options.teacher_starts
+        )
 
     def _reinforce_step(self) -> StepResult:
         """REINFORCE on a batch of fresh uniform instances."""
