@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
-from amsolve.decode.rollout import euclidean_tour_lengths
+from amsolve.decode.rollout import euclidean_tour_lengths, inverse_cdf_selector
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
 
@@ -87,6 +87,16 @@ def test_samples_are_nested_whatever_the_chunking(tiny_model, monkeypatch) -> No
     monkeypatch.setattr(strategies, "ROLLOUT_ELEMENTS", 3 * 12 * 4 * 5)  # 5 rollouts per pass
     chunked = decode(tiny_model, coords, options)
     assert torch.equal(whole.lengths, chunked.lengths)
+
+
+def test_the_training_sampler_follows_the_probabilities() -> None:
+    """Inverse-CDF sampling picks cities as often as their probabilities say, never a visited one."""
+    probabilities = torch.tensor([0.0, 0.5, 0.0, 0.3, 0.2, 0.0])  # cities 0, 2 and 5 visited
+    log_probs = probabilities.log().expand(4, 50_000, 6)  # (batch, s, n)
+    picks = inverse_cdf_selector(torch.Generator().manual_seed(0))(log_probs)  # (4, 50_000)
+    frequencies = torch.bincount(picks.flatten(), minlength=6) / picks.numel()
+    assert frequencies[[0, 2, 5]].sum() == 0
+    assert torch.allclose(frequencies, probabilities, atol=0.005), frequencies
 
 
 def test_symmetries_keep_tour_lengths() -> None:

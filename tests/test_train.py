@@ -265,7 +265,7 @@ def test_start_counts_other_than_the_number_of_cities(tmp_path) -> None:
 
     model = AttentionModel(ModelConfig(embed_dim=32, n_layers=1, n_heads=4, ff_dim=32))
     for own_starts in (False, True):
-        result = reinforce_loss(model, SharedBaseline(), torch.rand(4, 8, 2), 12, generator, 0, own_starts)
+        result = reinforce_loss(model, SharedBaseline(), torch.rand(4, 8, 2), 12, generator, own_starts)
         assert math.isfinite(result.loss.item())
     summary = train(small_options(tmp_path, epochs=1, starts=3))
     assert summary.epochs_done == 1
@@ -297,9 +297,7 @@ def test_the_shared_baseline_also_trains_the_first_city(monkeypatch) -> None:
     before = probability_of_best_start()
     late = []  # the probability after each of the last 40 steps: single values swing with the sampled tours
     for step in range(100):
-        result = objectives.reinforce_loss(
-            model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), step
-        )
+        result = objectives.reinforce_loss(model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step))
         optimizer.zero_grad()
         result.loss.backward()
         optimizer.step()
@@ -340,7 +338,7 @@ def test_own_starts_train_the_first_city_through_the_tours(monkeypatch) -> None:
     late = []
     for step in range(100):
         result = objectives.reinforce_loss(
-            model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), step, own_starts=True
+            model, SharedBaseline(), coords, 8, torch.Generator().manual_seed(step), own_starts=True
         )
         optimizer.zero_grad()
         result.loss.backward()
@@ -388,7 +386,7 @@ def test_forced_starts_train_the_tours_from_given_cities(monkeypatch) -> None:
     late = []
     for step in range(100):
         result = objectives.reinforce_loss(
-            model, SharedBaseline(), coords, 4, torch.Generator().manual_seed(step), step, True, forced_starts=8
+            model, SharedBaseline(), coords, 4, torch.Generator().manual_seed(step), True, forced_starts=8
         )
         optimizer.zero_grad()
         result.loss.backward()

@@ -76,6 +76,23 @@ def sampling_selector(seed: int, temperature: float = 1.0, first_sample: int = 0
     return select
 
 
+def inverse_cdf_selector(generator: torch.Generator) -> Selector:
+    """Samples a city from the softmax with one uniform per rollout, inverting the cumulative sum.
+
+    For training, where samples need not be the same whatever the chunking: on this CPU it costs a
+    fifth of `sampling_selector`'s per-city hashed noise. The uniform lies strictly inside (0, 1)
+    (22 bits, half a step from either end), so a city of probability zero is never picked.
+    """
+
+    def select(log_probs: torch.Tensor) -> torch.Tensor:
+        cumulative = log_probs.exp().cumsum(dim=-1)  # (batch, s, n)
+        steps = torch.randint(1 << 22, cumulative.shape[:-1] + (1,), generator=generator, device=log_probs.device)
+        uniform = (steps.float() + 0.5) * 2.0**-22  # (batch, s, 1)
+        return (cumulative < uniform * cumulative[..., -1:]).sum(dim=-1)  # the first city reaching it
+
+    return select
+
+
 def gather_rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     """Rows `table[b, index[b, s]]`: (batch, n, dim) indexed by (batch, s) gives (batch, s, dim)."""
     return table.gather(1, index.unsqueeze(-1).expand(-1, -1, table.shape[-1]))

@@ -7,7 +7,7 @@ from typing import Protocol
 
 import torch
 
-from amsolve.decode.rollout import euclidean_tour_lengths, gather_rows, rollout, sampling_selector
+from amsolve.decode.rollout import euclidean_tour_lengths, gather_rows, inverse_cdf_selector, rollout
 from amsolve.model.decoder import visited_mask
 from amsolve.model.network import AttentionModel
 
@@ -42,7 +42,6 @@ def reinforce_loss(
     coords: torch.Tensor,
     starts: int,
     generator: torch.Generator,
-    sampling_seed: int,
     own_starts: bool = False,
     forced_starts: int = 0,
 ) -> StepResult:
@@ -67,7 +66,7 @@ def reinforce_loss(
         model.decoder,
         cache,
         count,
-        sampling_selector(sampling_seed),
+        inverse_cdf_selector(generator),
         first=first,
         track_log_likelihood=True,
     )
@@ -85,7 +84,7 @@ def reinforce_loss(
             model.decoder,
             cache,
             forced_first.shape[1],
-            sampling_selector(sampling_seed, first_sample=count),  # other noise than the own-start tours
+            inverse_cdf_selector(generator),
             first=forced_first,
             track_log_likelihood=True,
         )

@@ -389,14 +389,12 @@ class Trainer:
         options = self.options
         coords = uniform_instances(options.batch_size, options.nodes, self.generator, self.device)
         starts = options.starts or options.nodes
-        sampling_seed = options.seed * 1_000_003 + self.progress.instances_seen
         return reinforce_loss(
             self.model,
             self.baseline,
             coords,
             starts,
             self.generator,
-            sampling_seed,
             options.own_starts,
             options.forced_starts,
         )
