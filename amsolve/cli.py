@@ -307,6 +307,13 @@ def train(
             "with a baseline of their own, so that multi-start decoding keeps being trained.",
         ),
     ] = 0,
+    temperature: Annotated[
+        float,
+        typer.Option(
+            help="REINFORCE: sample the training tours from, and train, the policy softmax(logits / T); greedy "
+            "decoding's argmax is the same at any T, and below 1 the tours stay closer to greedy decoding's.",
+        ),
+    ] = 1.0,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
@@ -358,6 +365,7 @@ def train(
             teacher_starts=teacher_starts,
             own_starts=own_starts,
             forced_starts=forced_starts,
+            temperature=temperature,
             epochs=epochs,
             epoch_size=epoch_size,
             batch_size=batch_size,

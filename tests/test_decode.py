@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
-from amsolve.decode.rollout import euclidean_tour_lengths, inverse_cdf_selector
+from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
 
@@ -97,6 +97,21 @@ def test_the_training_sampler_follows_the_probabilities() -> None:
     frequencies = torch.bincount(picks.flatten(), minlength=6) / picks.numel()
     assert frequencies[[0, 2, 5]].sum() == 0
     assert torch.allclose(frequencies, probabilities, atol=0.005), frequencies
+
+
+def test_a_cold_rollout_samples_greedy_tours_and_scores_the_tempered_policy(tiny_model) -> None:
+    """At temperature 1e-6 sampling gives greedy decoding's tours; the log-likelihood is that of
+    softmax(logits / T), which puts almost all its mass on them (near 0), unlike the model's own."""
+    coords = random_coords(6, 12, seed=4)
+    with torch.no_grad():
+        cache = tiny_model.precompute(coords)
+        greedy = rollout(tiny_model.decoder, cache, 1, greedy_selector, track_log_likelihood=True)
+        cold = rollout(
+            tiny_model.decoder, cache, 3, inverse_cdf_selector(torch.Generator().manual_seed(0)),
+            track_log_likelihood=True, temperature=1e-6,
+        )  # fmt: skip
+    assert torch.equal(cold.tours, greedy.tours.expand(-1, 3, -1))
+    assert cold.log_likelihood.min() > -1e-3 and greedy.log_likelihood.max() < -0.1
 
 
 def test_symmetries_keep_tour_lengths() -> None:

@@ -53,8 +53,9 @@ def validation_batch() -> torch.Tensor:
         {"baseline": "exponential"},
         {"own_starts": True},
         {"own_starts": True, "forced_starts": 4},
+        {"own_starts": True, "temperature": 0.5},
     ],
-    ids=["shared", "rollout", "exponential", "own-starts", "own-and-forced-starts"],
+    ids=["shared", "rollout", "exponential", "own-starts", "own-and-forced-starts", "own-starts-cold"],
 )
 def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     options = small_options(tmp_path, epochs=3, **changes)
@@ -69,6 +70,7 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     if options.own_starts:
         assert "tours from the model's own first cities" in card
     assert ("4 tours from random start cities" in card) == bool(options.forced_starts)
+    assert ("tours sampled at temperature 0.5" in card) == (options.temperature == 0.5)
 
 
 @pytest.mark.parametrize("teacher_starts", ["random", "model"])
@@ -470,6 +472,7 @@ def test_a_new_run_never_writes_into_a_directory_with_files(tmp_path) -> None:
         ({"baseline": "exponential", "own_starts": True}, "--own-starts is for the shared baseline only"),
         ({"forced_starts": 3}, "without --own-starts"),
         ({"teacher_starts": "best"}, "unknown --teacher-starts 'best'"),
+        ({"temperature": 0.0}, "--temperature must be a positive number"),
         ({"own_starts": True, "forced_starts": -1}, "0 or more"),
     ],
 )

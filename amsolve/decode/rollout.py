@@ -105,11 +105,13 @@ def rollout(
     select: Selector,
     first: torch.Tensor | None = None,
     track_log_likelihood: bool = False,
+    temperature: float = 1.0,
 ) -> Rollouts:
     """Builds `rollouts` tours per instance, each city picked by `select` among unvisited ones.
 
     With `first` (batch, s) given, the tours start there (multi-start); otherwise the first
-    city is chosen by the model from the placeholder context.
+    city is chosen by the model from the placeholder context. With a `temperature`, `select` and
+    the log-likelihood see the policy softmax(logits / temperature), whose argmax is the model's.
     """
     batch, n = cache.batch, cache.n
     device = cache.query_last.device
@@ -117,7 +119,7 @@ def rollout(
     log_likelihood = torch.zeros(batch, rollouts, device=device) if track_log_likelihood else None
     if first is None:
         query = cache.query_start.expand(batch, rollouts, -1)  # (b, s, dim)
-        log_probs = decoder.log_probs(cache, query, mask)
+        log_probs = _tempered(decoder.log_probs(cache, query, mask), temperature)
         first = select(log_probs)
         if log_likelihood is not None:
             log_likelihood = log_likelihood + log_probs.gather(-1, first.unsqueeze(-1)).squeeze(-1)
@@ -127,7 +129,7 @@ def rollout(
     steps = [first]
     for _ in range(n - 2):
         query = query_fixed + gather_rows(cache.query_last, last)  # (b, s, dim)
-        log_probs = decoder.log_probs(cache, query, mask)  # (b, s, n)
+        log_probs = _tempered(decoder.log_probs(cache, query, mask), temperature)  # (b, s, n)
         last = select(log_probs)
         if log_likelihood is not None:
             log_likelihood = log_likelihood + log_probs.gather(-1, last.unsqueeze(-1)).squeeze(-1)
@@ -135,6 +137,11 @@ def rollout(
         steps.append(last)
     steps.append(mask.argmax(dim=-1))  # the one city left (mask 0): probability 1
     return Rollouts(torch.stack(steps, dim=-1), log_likelihood)
+
+
+def _tempered(log_probs: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Log-probabilities (batch, s, n) of softmax(logits / temperature) from those at temperature 1."""
+    return log_probs if temperature == 1.0 else (log_probs / temperature).log_softmax(dim=-1)
 
 
 def euclidean_tour_lengths(coords: torch.Tensor, tours: torch.Tensor) -> torch.Tensor:

@@ -44,6 +44,7 @@ def reinforce_loss(
     generator: torch.Generator,
     own_starts: bool = False,
     forced_starts: int = 0,
+    temperature: float = 1.0,
 ) -> StepResult:
     """`(L(π) − b(s)) · log p(π|s)` averaged over sampled tours (batch, n, 2) → scalar.
 
@@ -55,7 +56,8 @@ def reinforce_loss(
     `starts` tours instead all begin where the model samples its first city, as greedy decoding's
     tour does, and the first step is trained as part of each tour's likelihood; `forced_starts`
     more tours then begin at distinct random cities, with a baseline of their own (their mean),
-    so that the tours multi-start decoding makes keep being trained too.
+    so that the tours multi-start decoding makes keep being trained too. All tours are sampled
+    from, and trained as, the policy at `temperature` (below 1: closer to greedy decoding's tours).
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
@@ -69,6 +71,7 @@ def reinforce_loss(
         inverse_cdf_selector(generator),
         first=first,
         track_log_likelihood=True,
+        temperature=temperature,
     )
     lengths = euclidean_tour_lengths(coords, rollouts.tours)  # (batch, s)
     reference = baseline.evaluate(coords, lengths).detach()  # (batch, s)
@@ -87,6 +90,7 @@ def reinforce_loss(
             inverse_cdf_selector(generator),
             first=forced_first,
             track_log_likelihood=True,
+            temperature=temperature,
         )
         forced_lengths = euclidean_tour_lengths(coords, forced_rollouts.tours)  # (batch, f)
         forced_reference = baseline.evaluate(coords, forced_lengths).detach()  # (batch, f): their own mean

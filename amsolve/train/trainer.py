@@ -55,6 +55,7 @@ class TrainOptions:
     teacher_starts: str = "random"  # teacher forcing reads tours from random starts, or from the model's own
     own_starts: bool = False  # shared baseline: the model samples each tour's first city instead of one tour per start
     forced_starts: int = 0  # with own_starts: this many more tours from random start cities, baselined apart
+    temperature: float = 1.0  # REINFORCE samples tours from, and trains, the policy at this softmax temperature
     epochs: int = 100
     epoch_size: int = 100_000
     batch_size: int = 64
@@ -95,6 +96,8 @@ class TrainOptions:
             raise InputError(
                 f"unknown --teacher-starts {self.teacher_starts!r}; choose one of {', '.join(TEACHER_STARTS)}"
             )
+        if not (self.temperature > 0 and math.isfinite(self.temperature)):
+            raise InputError("--temperature must be a positive number")
         if self.forced_starts < 0:
             raise InputError("--forced-starts must be 0 or more")
         if self.forced_starts and not self.own_starts:
@@ -397,6 +400,7 @@ class Trainer:
             self.generator,
             options.own_starts,
             options.forced_starts,
+            options.temperature,
         )
 
     def _step(self) -> StepResult:
