@@ -18,6 +18,7 @@ from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
 from amsolve.model.weights import load_model_dir
 from amsolve.train.baselines import RolloutBaseline, greedy_lengths
+from amsolve.train.card import write_card
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
 from amsolve.train.stats import paired_t_test_less, student_t_cdf
 from amsolve.train.trainer import Trainer, TrainingError, TrainOptions, train
@@ -191,6 +192,22 @@ def test_output_directory_is_a_loadable_model_with_a_card(tmp_path) -> None:
     assert model.config.trained_nodes == 10
     card = (summary.out / "TRAINING.md").read_text()
     assert "Phases" in card and "1 phase(s)" in card
+
+
+def test_the_card_can_name_a_saved_epoch_chosen_by_hand(tmp_path) -> None:
+    options = small_options(tmp_path, epochs=2)
+    train(options)
+    out = Path(options.out)
+    log = [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
+    for record in log:  # both epochs saved, as when each improved on the last
+        record["saved"] = True
+    (out / "train.jsonl").write_text("".join(json.dumps(record) + "\n" for record in log))
+    write_card(out, shipped_epoch=1)
+    assert "Epoch 1 of phase 1" in (out / "TRAINING.md").read_text()
+    log[0]["saved"] = False
+    (out / "train.jsonl").write_text("".join(json.dumps(record) + "\n" for record in log))
+    with pytest.raises(InputError, match="epoch 1 of the last phase saved no weights"):
+        write_card(out, shipped_epoch=1)
 
 
 class TestRolloutBaselineUpdate:

@@ -112,13 +112,21 @@ def _phase_rows(phases: list[dict[str, Any]], log: list[dict[str, Any]]) -> list
     return rows
 
 
-def write_card(directory: Path) -> None:
-    """Writes TRAINING.md (and curve.png when matplotlib is available) from the run's records."""
+def write_card(directory: Path, shipped_epoch: int | None = None) -> None:
+    """Writes TRAINING.md (and curve.png when matplotlib is available) from the run's records.
+
+    `shipped_epoch` names the saved epoch of the last phase whose weights the directory holds when
+    they were chosen by hand (e.g. on a selection set) rather than left as the run's last save.
+    """
     log, phases = read_log(directory), read_phases(directory)
     if not log or not phases:
         return
     current = [record for record in log if record["phase"] == phases[-1]["phase"]] or log
     saved = [record for record in current if record.get("saved")]
+    if shipped_epoch is not None:
+        saved = [record for record in saved if record["epoch"] == shipped_epoch]
+        if not saved:
+            raise InputError(f"{directory}: epoch {shipped_epoch} of the last phase saved no weights")
     # The weights in this directory: the last saved (a save is always an improvement by the criterion
     # then in force, which `--ema` changes), or without one, the phase's best epoch.
     best = saved[-1] if saved else min(current, key=lambda record: record["greedy_length"])
