@@ -127,8 +127,8 @@ def write_card(directory: Path, shipped_epoch: int | None = None) -> None:
         saved = [record for record in saved if record["epoch"] == shipped_epoch]
         if not saved:
             raise InputError(f"{directory}: epoch {shipped_epoch} of the last phase saved no weights")
-    # The weights in this directory: the last saved (a save is always an improvement by the criterion
-    # then in force, which `--ema` changes), or without one, the phase's best epoch.
+    # The weights in this directory: the epoch named, else the last saved (a save is always an
+    # improvement by the criterion then in force, which `--ema` changes), else the phase's best epoch.
     best = saved[-1] if saved else min(current, key=lambda record: record["greedy_length"])
     validation = phases[-1]["options"].get("val_set") or "random instances"
     last = log[-1]
