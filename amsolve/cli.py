@@ -314,6 +314,13 @@ def train(
             "decoding's argmax is the same at any T, and below 1 the tours stay closer to greedy decoding's.",
         ),
     ] = 1.0,
+    leader_bonus: Annotated[
+        float,
+        typer.Option(
+            help="Shared baseline: the shortest tour of each instance's group weighs 1 + this in the gradient "
+            "(Leader Reward), so the policy moves toward its best tours rather than its average one.",
+        ),
+    ] = 0.0,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
@@ -366,6 +373,7 @@ def train(
             own_starts=own_starts,
             forced_starts=forced_starts,
             temperature=temperature,
+            leader_bonus=leader_bonus,
             epochs=epochs,
             epoch_size=epoch_size,
             batch_size=batch_size,

@@ -55,8 +55,9 @@ def validation_batch() -> torch.Tensor:
         {"own_starts": True},
         {"own_starts": True, "forced_starts": 4},
         {"own_starts": True, "temperature": 0.5},
+        {"own_starts": True, "leader_bonus": 2.0},
     ],
-    ids=["shared", "rollout", "exponential", "own-starts", "own-and-forced-starts", "own-starts-cold"],
+    ids=["shared", "rollout", "exponential", "own-starts", "own-and-forced-starts", "own-starts-cold", "leader"],
 )
 def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     options = small_options(tmp_path, epochs=3, **changes)
@@ -72,6 +73,7 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
         assert "tours from the model's own first cities" in card
     assert ("4 tours from random start cities" in card) == bool(options.forced_starts)
     assert ("tours sampled at temperature 0.5" in card) == (options.temperature == 0.5)
+    assert ("leader bonus 2 (the shortest tour weighs 3×)" in card) == bool(options.leader_bonus)
 
 
 @pytest.mark.parametrize("teacher_starts", ["random", "model"])
@@ -417,6 +419,16 @@ def test_forced_starts_train_the_tours_from_given_cities(monkeypatch) -> None:
     assert before < 0.2 and sum(late) / len(late) > 0.4, (before, late)
 
 
+def test_the_leader_bonus_scales_the_shortest_tours_advantage_only() -> None:
+    from amsolve.train.objectives import with_leader_bonus
+
+    lengths = torch.tensor([[3.0, 1.0, 2.0], [2.0, 2.0, 5.0]])
+    advantage = lengths - lengths.mean(dim=1, keepdim=True)  # [[1, -1, 0], [-1, -1, 2]]
+    boosted = with_leader_bonus(advantage, lengths, 2.0)
+    assert torch.equal(boosted, torch.tensor([[1.0, -3.0, 0.0], [-3.0, -1.0, 2.0]]))  # ties: the first
+    assert torch.equal(with_leader_bonus(advantage, lengths, 0.0), advantage)
+
+
 def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:
     sample = str(DATA / "tsp20_sample.txt")
     options = small_options(
@@ -491,6 +503,9 @@ def test_a_new_run_never_writes_into_a_directory_with_files(tmp_path) -> None:
         ({"teacher_starts": "best"}, "unknown --teacher-starts 'best'"),
         ({"temperature": 0.0}, "--temperature must be a positive number"),
         ({"own_starts": True, "forced_starts": -1}, "0 or more"),
+        ({"leader_bonus": -1.0}, "--leader-bonus must be a weight of 0 or more"),
+        ({"leader_bonus": math.nan}, "--leader-bonus must be a weight of 0 or more"),
+        ({"baseline": "rollout", "leader_bonus": 1.0}, "--leader-bonus is for the shared baseline only"),
     ],
 )
 def test_start_counts_that_cannot_train_are_refused(tmp_path, changes, message) -> None:

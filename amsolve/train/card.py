@@ -67,6 +67,8 @@ def _method(options: dict[str, Any]) -> str:
         method += f" + {options['mix_supervised']:g} × teacher forcing on `{Path(options['supervised']).name}`{reading}"
     if options.get("temperature", 1.0) != 1.0 and not (options.get("supervised") and not options.get("mix_supervised")):
         method += f", tours sampled at temperature {options['temperature']:g}"
+    if bonus := options.get("leader_bonus"):
+        method += f", leader bonus {bonus:g} (the shortest tour weighs {1 + bonus:g}×)"
     method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
     method += f", seed {options['seed']}"
     if options.get("ema"):

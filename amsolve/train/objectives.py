@@ -36,6 +36,18 @@ def random_starts(batch: int, n: int, starts: int, generator: torch.Generator, d
     return torch.rand(batch, n, generator=generator, device=device).argsort(dim=1)[:, :starts]
 
 
+def with_leader_bonus(advantage: torch.Tensor, lengths: torch.Tensor, bonus: float) -> torch.Tensor:
+    """The advantages (batch, s) with each instance's shortest tour's scaled by `1 + bonus`.
+
+    Leader Reward (Wang et al., 2024): the tour a group of samples is judged by is its best one,
+    so that tour's likelihood is raised more than the mean-baselined gradient alone would.
+    """
+    if not bonus:
+        return advantage
+    leader = lengths.argmin(dim=1, keepdim=True)  # (batch, 1): the first of tied shortest tours
+    return advantage.scatter_add(1, leader, bonus * advantage.gather(1, leader))
+
+
 def reinforce_loss(
     model: AttentionModel,
     baseline: Baseline,
@@ -45,6 +57,7 @@ def reinforce_loss(
     own_starts: bool = False,
     forced_starts: int = 0,
     temperature: float = 1.0,
+    leader_bonus: float = 0.0,
 ) -> StepResult:
     """`(L(π) − b(s)) · log p(π|s)` averaged over sampled tours (batch, n, 2) → scalar.
 
@@ -58,6 +71,8 @@ def reinforce_loss(
     more tours then begin at distinct random cities, with a baseline of their own (their mean),
     so that the tours multi-start decoding makes keep being trained too. All tours are sampled
     from, and trained as, the policy at `temperature` (below 1: closer to greedy decoding's tours).
+    With `leader_bonus`, the shortest of each instance's multi-start tours (not the forced ones)
+    weighs `1 + leader_bonus` times as much (`with_leader_bonus`).
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
@@ -75,7 +90,9 @@ def reinforce_loss(
     )
     lengths = euclidean_tour_lengths(coords, rollouts.tours)  # (batch, s)
     reference = baseline.evaluate(coords, lengths).detach()  # (batch, s)
-    advantage = lengths - reference
+    advantage = lengths - reference  # (batch, s)
+    if baseline.multi_start:
+        advantage = with_leader_bonus(advantage, lengths, leader_bonus)
     loss = (advantage * rollouts.log_likelihood).mean()
     if first is not None:
         no_city_visited = torch.zeros(batch, 1, n, device=coords.device)

@@ -56,6 +56,7 @@ class TrainOptions:
     own_starts: bool = False  # shared baseline: the model samples each tour's first city instead of one tour per start
     forced_starts: int = 0  # with own_starts: this many more tours from random start cities, baselined apart
     temperature: float = 1.0  # REINFORCE samples tours from, and trains, the policy at this softmax temperature
+    leader_bonus: float = 0.0  # shared baseline: the shortest tour per instance weighs 1 + this in the gradient
     epochs: int = 100
     epoch_size: int = 100_000
     batch_size: int = 64
@@ -98,6 +99,10 @@ class TrainOptions:
             )
         if not (self.temperature > 0 and math.isfinite(self.temperature)):
             raise InputError("--temperature must be a positive number")
+        if not (self.leader_bonus >= 0 and math.isfinite(self.leader_bonus)):
+            raise InputError("--leader-bonus must be a weight of 0 or more")
+        if self.leader_bonus and self.baseline != "shared":
+            raise InputError("--leader-bonus is for the shared baseline only")
         if self.forced_starts < 0:
             raise InputError("--forced-starts must be 0 or more")
         if self.forced_starts and not self.own_starts:
@@ -401,6 +406,7 @@ class Trainer:
             options.own_starts,
             options.forced_starts,
             options.temperature,
+            options.leader_bonus,
         )
 
     def _step(self) -> StepResult:
