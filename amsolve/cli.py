@@ -321,6 +321,14 @@ def train(
             "(Leader Reward), so the policy moves toward its best tours rather than its average one.",
         ),
     ] = 0.0,
+    normalized_inputs: Annotated[
+        bool,
+        typer.Option(
+            "--normalized-inputs",
+            help="Train and validate on instances normalised as amsolve solve normalises every input (each "
+            "axis from 0, the larger range 1), instead of raw uniform points.",
+        ),
+    ] = False,
     epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
     epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
     batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
@@ -374,6 +382,7 @@ def train(
             forced_starts=forced_starts,
             temperature=temperature,
             leader_bonus=leader_bonus,
+            normalized_inputs=normalized_inputs,
             epochs=epochs,
             epoch_size=epoch_size,
             batch_size=batch_size,

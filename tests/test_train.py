@@ -55,9 +55,17 @@ def validation_batch() -> torch.Tensor:
         {"own_starts": True},
         {"own_starts": True, "forced_starts": 4},
         {"own_starts": True, "temperature": 0.5},
-        {"own_starts": True, "leader_bonus": 2.0},
+        {"own_starts": True, "leader_bonus": 2.0, "normalized_inputs": True},
     ],
-    ids=["shared", "rollout", "exponential", "own-starts", "own-and-forced-starts", "own-starts-cold", "leader"],
+    ids=[
+        "shared",
+        "rollout",
+        "exponential",
+        "own-starts",
+        "own-and-forced-starts",
+        "own-starts-cold",
+        "leader-normalized",
+    ],
 )
 def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     options = small_options(tmp_path, epochs=3, **changes)
@@ -74,6 +82,7 @@ def test_a_short_run_shortens_greedy_tours(tmp_path, changes) -> None:
     assert ("4 tours from random start cities" in card) == bool(options.forced_starts)
     assert ("tours sampled at temperature 0.5" in card) == (options.temperature == 0.5)
     assert ("leader bonus 2 (the shortest tour weighs 3×)" in card) == bool(options.leader_bonus)
+    assert ("instances normalised as the solver normalises them" in card) == options.normalized_inputs
 
 
 @pytest.mark.parametrize("teacher_starts", ["random", "model"])
@@ -427,6 +436,45 @@ def test_the_leader_bonus_scales_the_shortest_tours_advantage_only() -> None:
     boosted = with_leader_bonus(advantage, lengths, 2.0)
     assert torch.equal(boosted, torch.tensor([[1.0, -3.0, 0.0], [-3.0, -1.0, 2.0]]))  # ties: the first
     assert torch.equal(with_leader_bonus(advantage, lengths, 0.0), advantage)
+
+
+def test_normalized_matches_the_solvers_view_and_scales_lengths_back() -> None:
+    from amsolve.decode.rollout import euclidean_tour_lengths
+    from amsolve.problem.instance import Instance
+    from amsolve.train.data import normalized
+
+    coords = torch.rand(5, 12, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64) * 0.7 + 0.1
+    view, scale = normalized(coords)
+    for index in range(5):
+        solver_view = Instance("x", coords[index].numpy(), "EUCLIDEAN", np.arange(12)).normalized_coords()
+        assert np.allclose(view[index].numpy(), solver_view)
+    tours = torch.randperm(12, generator=torch.Generator().manual_seed(2)).expand(5, 1, 12)
+    assert torch.allclose(
+        euclidean_tour_lengths(view, tours).squeeze(1) * scale, euclidean_tour_lengths(coords, tours).squeeze(1)
+    )
+
+
+def test_normalized_inputs_validate_in_the_original_scale(tmp_path) -> None:
+    """A validation set and the same set shrunk by half look alike to the model once normalised,
+    so the greedy tours, and the gaps, are the same, and the lengths are half."""
+    lines = (DATA / "tsp20_sample.txt").read_text().splitlines()[:5]
+    halved = []
+    for line in lines:
+        cities, tour = line.split(" output ")
+        halved.append(" ".join(f"{float(value) / 2:.9f}" for value in cities.split()) + " output " + tour)
+    (tmp_path / "halved.txt").write_text("\n".join(halved) + "\n")
+    figures = []
+    for name, val_set in [("full", DATA / "tsp20_sample.txt"), ("half", tmp_path / "halved.txt")]:
+        options = small_options(
+            tmp_path / name, nodes=20, epochs=1, epoch_size=8, batch_size=4, val_set=str(val_set), val_size=5,
+            normalized_inputs=True,
+        )  # fmt: skip
+        train(options)
+        figures.append(json.loads((Path(options.out) / "train.jsonl").read_text().splitlines()[-1]))
+    full, half = figures
+    assert full["greedy_gap_pct"] == pytest.approx(half["greedy_gap_pct"], abs=1e-4)
+    assert half["greedy_length"] == pytest.approx(full["greedy_length"] / 2, rel=1e-5)
+    assert full["multistart8_gap_pct"] == pytest.approx(half["multistart8_gap_pct"], abs=1e-4)
 
 
 def test_reinforce_mixed_with_teacher_forcing(tmp_path) -> None:

@@ -69,6 +69,8 @@ def _method(options: dict[str, Any]) -> str:
         method += f", tours sampled at temperature {options['temperature']:g}"
     if bonus := options.get("leader_bonus"):
         method += f", leader bonus {bonus:g} (the shortest tour weighs {1 + bonus:g}×)"
+    if options.get("normalized_inputs"):
+        method += ", instances normalised as the solver normalises them"
     method += f"; n = {options['nodes']}, batch {options['batch_size']}, Adam lr {options['lr']:g}"
     method += f", seed {options['seed']}"
     if options.get("ema"):

@@ -32,6 +32,17 @@ def uniform_instances(batch: int, n: int, generator: torch.Generator, device: to
     return torch.rand(batch, n, 2, generator=generator, device=device)
 
 
+def normalized(coords: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Instances (batch, n, 2) as the solver shows them to the model, and each one's scale (batch,).
+
+    The rule of `Instance.normalized_coords`: each axis shifted to start at 0, both divided by the
+    larger range. A tour's length on the normalised cities times the scale is its original length.
+    """
+    low = coords.amin(dim=1, keepdim=True)  # (batch, 1, 2)
+    span = (coords.amax(dim=1, keepdim=True) - low).amax(dim=2, keepdim=True).clamp_min(1e-12)  # (batch, 1, 1)
+    return (coords - low) / span, span.view(-1)
+
+
 def load_reference_set(path: Path, limit: int | None = None) -> ReferenceSet:
     """Reads a Concorde-style dataset whose lines all have `n` cities and a reference tour."""
     from amsolve.io.dataset import read_dataset

@@ -33,7 +33,7 @@ from amsolve.model.weights import save_model
 from amsolve.train.baselines import BASELINES, ExponentialBaseline, RolloutBaseline, SharedBaseline, greedy_lengths
 from amsolve.train.card import LOG_FILE, PHASES_FILE, read_log, read_phases, write_card
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
-from amsolve.train.data import ReferenceSet, load_reference_set, uniform_instances
+from amsolve.train.data import ReferenceSet, load_reference_set, normalized, uniform_instances
 from amsolve.train.objectives import TEACHER_STARTS, StepResult, reinforce_loss, teacher_forcing_loss
 
 
@@ -57,6 +57,7 @@ class TrainOptions:
     forced_starts: int = 0  # with own_starts: this many more tours from random start cities, baselined apart
     temperature: float = 1.0  # REINFORCE samples tours from, and trains, the policy at this softmax temperature
     leader_bonus: float = 0.0  # shared baseline: the shortest tour per instance weighs 1 + this in the gradient
+    normalized_inputs: bool = False  # train and validate on instances normalised as the solver normalises them
     epochs: int = 100
     epoch_size: int = 100_000
     batch_size: int = 64
@@ -320,7 +321,7 @@ class Trainer:
         eval_coords = uniform_instances(
             min(self.options.val_size, 10_000), self.options.nodes, generator, torch.device("cpu")
         )
-        return RolloutBaseline(self.model, eval_coords.to(self.device))
+        return RolloutBaseline(self.model, self._model_view(eval_coords.to(self.device)))
 
     def _averaged_weights(self, checkpoint: dict[str, Any] | None) -> AveragedModel | None:
         """With `--ema`, the moving average of the weights: the checkpoint's, or (when the option is
@@ -386,16 +387,20 @@ class Trainer:
         wanted = torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size)
         index = order[wanted % len(order)]
         symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
-        coords = apply_symmetry(self.reference.coords[index].to(self.device), symmetry)
+        coords = self._model_view(apply_symmetry(self.reference.coords[index].to(self.device), symmetry))
         tours = self.reference.tours[index].to(self.device)
         return teacher_forcing_loss(
             self.model, coords, tours, options.trajectories, self.generator, options.teacher_starts
         )
 
+    def _model_view(self, coords: torch.Tensor) -> torch.Tensor:
+        """Training instances (batch, n, 2) as the model sees them: normalised with `--normalized-inputs`."""
+        return normalized(coords)[0] if self.options.normalized_inputs else coords
+
     def _reinforce_step(self) -> StepResult:
         """REINFORCE on a batch of fresh uniform instances."""
         options = self.options
-        coords = uniform_instances(options.batch_size, options.nodes, self.generator, self.device)
+        coords = self._model_view(uniform_instances(options.batch_size, options.nodes, self.generator, self.device))
         starts = options.starts or options.nodes
         return reinforce_loss(
             self.model,
@@ -424,12 +429,15 @@ class Trainer:
         """Greedy (all validation instances) and multi-start×8 (the first few) figures of `model`."""
         coords = self.validation.coords if isinstance(self.validation, ReferenceSet) else self.validation
         coords = coords.to(self.device)  # (val, n, 2)
-        lengths = {"greedy": greedy_lengths(model, coords).squeeze(1)}  # (val,)
+        scale = torch.ones(len(coords), device=self.device)  # (val,): model-view lengths → original lengths
+        if self.options.normalized_inputs:
+            coords, scale = normalized(coords)
+        lengths = {"greedy": greedy_lengths(model, coords).squeeze(1) * scale}  # (val,)
         if multistart:
             every_start = DecodeOptions("multistart", starts=self.options.nodes, augment=True)
             subset = coords[: self.options.val_multistart_size]  # (m, n, 2)
             chunks = [decode(model, chunk, every_start).lengths[:, 0] for chunk in subset.split(64)]
-            lengths["multistart8"] = torch.cat(chunks)  # (m,)
+            lengths["multistart8"] = torch.cat(chunks) * scale[: len(subset)]  # (m,)
         model.train()
         figures = {}
         for name, tour_lengths in lengths.items():
