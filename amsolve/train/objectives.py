@@ -37,7 +37,7 @@ def random_starts(batch: int, n: int, starts: int, generator: torch.Generator, d
 
 
 def with_leader_bonus(advantage: torch.Tensor, lengths: torch.Tensor, bonus: float) -> torch.Tensor:
-    """The advantages (batch, s) with each instance's shortest tour's scaled by `1 + bonus`.
+    """The advantages (batch, s), that of each instance's shortest tour scaled by `1 + bonus`.
 
     Leader Reward (Wang et al., 2024): the tour a group of samples is judged by is its best one,
     so that tour's likelihood is raised more than the mean-baselined gradient alone would.
@@ -71,8 +71,8 @@ def reinforce_loss(
     more tours then begin at distinct random cities, with a baseline of their own (their mean),
     so that the tours multi-start decoding makes keep being trained too. All tours are sampled
     from, and trained as, the policy at `temperature` (below 1: closer to greedy decoding's tours).
-    With `leader_bonus`, the shortest of each instance's multi-start tours (not the forced ones)
-    weighs `1 + leader_bonus` times as much (`with_leader_bonus`).
+    With `leader_bonus`, the shortest of each instance's multi-start baseline tours (not of the
+    `forced_starts` ones) weighs `1 + leader_bonus` times as much (`with_leader_bonus`).
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
