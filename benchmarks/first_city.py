@@ -56,14 +56,20 @@ def first_city_figures(model_name: str, dataset: Path, limit: int | None) -> dic
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_models_on_dataset(description: str) -> argparse.Namespace:
+    """The arguments of a script that measures models on a dataset; sets torch's thread count."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("dataset", type=Path, help="Concorde-style dataset with reference tours")
     parser.add_argument("--model", action="append", required=True, help="shipped name or directory; repeatable")
     parser.add_argument("--limit", type=int, default=None, help="first N instances only")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    return args
+
+
+def main() -> None:
+    args = parse_models_on_dataset(__doc__.splitlines()[0])
     print(
         "| model | greedy gap | random start | best start | shortest starts (of n) "
         "| greedy starts on one | first-step probability on them |"

@@ -10,10 +10,10 @@ views, lengths taken on the original coordinates.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import torch
+from first_city import parse_models_on_dataset  # the sibling script's arguments (benchmarks/ is on sys.path)
 
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout
 from amsolve.model.registry import load_model
@@ -35,13 +35,7 @@ def greedy_gaps(model_name: str, dataset: Path, limit: int | None) -> dict[str, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", type=Path, help="Concorde-style dataset with reference tours")
-    parser.add_argument("--model", action="append", required=True, help="shipped name or directory; repeatable")
-    parser.add_argument("--limit", type=int, default=None, help="first N instances only")
-    parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    args = parse_models_on_dataset(__doc__.splitlines()[0])
     print("| model | greedy gap, raw coordinates | greedy gap, normalised (as solved) |")
     print("|---|---|---|")
     for name in args.model:
