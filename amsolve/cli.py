@@ -354,6 +354,13 @@ def train(
         str | None,
         typer.Option(help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20."),
     ] = None,
+    layers: Annotated[
+        int | None,
+        typer.Option(
+            help="Encoder layers [default: 3, or those of --init-from]. With --init-from, layers beyond the "
+            "model's own are appended as identities at first, so training starts from its tours and adds depth."
+        ),
+    ] = None,
     val_set: Annotated[
         Path | None, typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")
     ] = None,
@@ -391,6 +398,7 @@ def train(
             seed=seed,
             device=device,
             init_from=init_from,
+            n_layers=layers,
             val_set=str(val_set) if val_set else None,
             val_size=val_size,
             max_time=max_time,

@@ -15,7 +15,7 @@ from conftest import DATA
 import amsolve.train.baselines as baselines
 from amsolve.errors import InputError, WeightsError
 from amsolve.model.config import ModelConfig
-from amsolve.model.network import AttentionModel
+from amsolve.model.network import AttentionModel, grown_from
 from amsolve.model.weights import load_model_dir
 from amsolve.train.baselines import RolloutBaseline, greedy_lengths
 from amsolve.train.card import write_card
@@ -280,6 +280,40 @@ def test_fine_tuning_starts_from_the_given_model_and_keeps_its_history(tmp_path)
     log = [line for line in (Path(options.out) / "train.jsonl").read_text().splitlines() if line]
     assert len(log) == 2  # the first run's epoch, then this one's
     assert load_model_dir(Path(options.out)).config.trained_nodes == 12
+
+
+def test_a_deepened_model_starts_as_its_source_and_trains_its_new_layers() -> None:
+    """`grown_from` appends identity layers: the same embeddings and greedy tours as the source in
+    eval and training mode, yet the zeroed projections of the new layers receive gradients."""
+    torch.manual_seed(3)
+    source = AttentionModel(ModelConfig(embed_dim=32, n_layers=2, n_heads=4, ff_dim=32))
+    with torch.no_grad():  # norms as training leaves them: not the identity they start as
+        for norm in (module for module in source.modules() if isinstance(module, torch.nn.BatchNorm1d)):
+            norm.weight.uniform_(-2, 2)
+            norm.bias.normal_()
+            norm.running_mean.normal_()
+            norm.running_var.uniform_(0.5, 2)
+    grown = grown_from(source, replace(source.config, n_layers=4))
+    coords = torch.rand(64, 12, 2, generator=torch.Generator().manual_seed(4))
+    for training in (False, True):
+        source.train(training)
+        grown.train(training)
+        with torch.no_grad():
+            assert torch.allclose(grown.encoder(coords), source.encoder(coords), atol=1e-3)
+    assert torch.equal(greedy_lengths(grown, coords), greedy_lengths(source, coords))
+    grown.encoder(coords).square().mean().backward()
+    assert all(layer.attention.project_out.weight.grad.abs().sum() > 0 for layer in grown.encoder.layers[2:])
+    with pytest.raises(ValueError, match="cannot make a 2-layer encoder into 1 layers"):
+        grown_from(source, replace(source.config, n_layers=1))
+
+
+def test_fine_tuning_with_more_layers_deepens_the_model(tmp_path) -> None:
+    first = train(small_options(tmp_path / "first", epochs=1))
+    deeper = train(small_options(tmp_path / "deeper", epochs=1, init_from=str(first.out), n_layers=3))
+    assert load_model_dir(deeper.out).config.n_layers == 3
+    assert "3 encoder layers (any beyond its own start as identities)" in (deeper.out / "TRAINING.md").read_text()
+    with pytest.raises(InputError, match="--layers 1 is fewer than the 2 layers"):
+        train(small_options(tmp_path / "shallower", init_from=str(first.out), n_layers=1))
 
 
 def test_start_counts_other_than_the_number_of_cities(tmp_path) -> None:

@@ -37,6 +37,19 @@ class BatchNormNodes(nn.Module):
         """Batch normalisation over all nodes of all instances: (batch, n, dim) → same shape."""
         return self.norm(nodes.reshape(-1, nodes.shape[-1])).view(nodes.shape)
 
+    @torch.no_grad()
+    def pass_through_output_of(self, previous: BatchNormNodes) -> None:
+        """Sets this norm to leave unchanged what `previous` outputs, in training and in eval mode.
+
+        Per feature, `previous` outputs values of mean ≈ its bias and standard deviation ≈ |its
+        weight|; normalising by these and scaling back by the same gives the input again.
+        """
+        mean, variance = previous.norm.bias.clone(), previous.norm.weight.square()  # each (dim,)
+        self.norm.weight.copy_((variance + self.norm.eps).sqrt())  # undoes the division, eps included
+        self.norm.bias.copy_(mean)
+        self.norm.running_mean.copy_(mean)
+        self.norm.running_var.copy_(variance)
+
 
 class EncoderLayer(nn.Module):
     """`h = BN(h + MHA(h))`, then `h = BN(h + FF(h))`."""
@@ -52,6 +65,18 @@ class EncoderLayer(nn.Module):
         """Attention then feed-forward, each with a skip connection and batch norm: (batch, n, dim)."""
         nodes = self.norm_attention(nodes + self.attention(nodes))
         return self.norm_feed_forward(nodes + self.feed_forward(nodes))
+
+    @torch.no_grad()
+    def become_identity_after(self, previous: EncoderLayer) -> None:
+        """Makes this layer pass `previous`'s output through unchanged, so a deeper encoder starts
+        as the shallower one: zero attention and feed-forward outputs, norms that undo themselves.
+        Training then moves the zeroed projections away from zero (zero-initialised residuals).
+        """
+        self.attention.project_out.weight.zero_()
+        self.feed_forward[-1].weight.zero_()
+        self.feed_forward[-1].bias.zero_()
+        self.norm_attention.pass_through_output_of(previous.norm_feed_forward)
+        self.norm_feed_forward.pass_through_output_of(previous.norm_feed_forward)
 
 
 class Encoder(nn.Module):

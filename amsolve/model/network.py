@@ -33,3 +33,16 @@ class AttentionModel(nn.Module):
         chunk = max(1, ENCODER_CHUNK_NODES // coords.shape[1])
         parts = [self.decoder.precompute(self.encoder(part)) for part in coords.split(chunk)]
         return parts[0] if len(parts) == 1 else DecoderCache.concatenate(parts)
+
+
+def grown_from(source: AttentionModel, config: ModelConfig) -> AttentionModel:
+    """A model of `config` that starts as `source`: its weights, and each encoder layer `config`
+    has beyond `source`'s an identity at first, so it decodes the same tours and training adds depth."""
+    if config.n_layers < source.config.n_layers:
+        raise ValueError(f"cannot make a {source.config.n_layers}-layer encoder into {config.n_layers} layers")
+    grown = AttentionModel(config)
+    grown.load_state_dict(source.state_dict(), strict=False)  # all but the appended layers
+    layers = grown.encoder.layers
+    for index in range(source.config.n_layers, config.n_layers):
+        layers[index].become_identity_after(layers[index - 1])
+    return grown

@@ -77,6 +77,8 @@ def _method(options: dict[str, Any]) -> str:
         method += f"; weights averaged (EMA, decay {options['ema']:g} per step)"
     if options.get("init_from"):
         method += f"; starts from `{options['init_from']}`"
+        if layers := options.get("n_layers"):
+            method += f", {layers} encoder layers (any beyond its own start as identities)"
     return method
 
 

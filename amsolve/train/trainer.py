@@ -27,7 +27,7 @@ from amsolve.errors import AmsolveError, InputError
 from amsolve.io.text import write_text_atomic
 from amsolve.machine import machine_description
 from amsolve.model.config import ModelConfig
-from amsolve.model.network import AttentionModel
+from amsolve.model.network import AttentionModel, grown_from
 from amsolve.model.registry import load_model, resolve_model
 from amsolve.model.weights import save_model
 from amsolve.train.baselines import BASELINES, ExponentialBaseline, RolloutBaseline, SharedBaseline, greedy_lengths
@@ -74,7 +74,7 @@ class TrainOptions:
     checkpoint_minutes: float = 10.0
     threads: int | None = None
     embed_dim: int = 128
-    n_layers: int = 3
+    n_layers: int | None = None  # encoder layers: 3 for a new model; with init_from, appended identity layers
     command: str = ""  # the command line that started the run, for the model card
 
     def validate(self) -> None:
@@ -114,6 +114,8 @@ class TrainOptions:
             raise InputError("--lr must be a positive number")
         if self.max_time is not None and self.max_time <= 0:
             raise InputError("--max-time must be positive")
+        if self.n_layers is not None and self.n_layers < 1:
+            raise InputError("--layers must be at least 1")
         if self.ema is not None and not 0 < self.ema < 1:
             raise InputError("--ema must be a decay between 0 and 1 (e.g. 0.998)")
 
@@ -267,15 +269,19 @@ class Trainer:
         return max(1, self.options.epoch_size // self.options.batch_size)
 
     def _initial_model(self) -> AttentionModel:
+        torch.manual_seed(self.options.seed)
         if self.options.init_from:
             source = load_model(self.options.init_from, device="cpu")
-            model = AttentionModel(replace(source.config, trained_nodes=self.options.nodes))
-            model.load_state_dict(source.state_dict())
-            return model
-        torch.manual_seed(self.options.seed)
+            layers = self.options.n_layers or source.config.n_layers
+            if layers < source.config.n_layers:
+                raise InputError(
+                    f"--layers {layers} is fewer than the {source.config.n_layers} layers of "
+                    f"{self.options.init_from}; a model can only be deepened"
+                )
+            return grown_from(source, replace(source.config, n_layers=layers, trained_nodes=self.options.nodes))
         return AttentionModel(
             ModelConfig(
-                embed_dim=self.options.embed_dim, n_layers=self.options.n_layers, trained_nodes=self.options.nodes
+                embed_dim=self.options.embed_dim, n_layers=self.options.n_layers or 3, trained_nodes=self.options.nodes
             )
         )
 
