@@ -361,6 +361,10 @@ def train(
             "model's own are appended as identities at first, so training starts from its tours and adds depth."
         ),
     ] = None,
+    new_layers_lr: Annotated[
+        float | None,
+        typer.Option(help="Adam learning rate of the layers --layers appends to an --init-from model [default: --lr]."),
+    ] = None,
     val_set: Annotated[
         Path | None, typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")
     ] = None,
@@ -399,6 +403,7 @@ def train(
             device=device,
             init_from=init_from,
             n_layers=layers,
+            new_layers_lr=new_layers_lr,
             val_set=str(val_set) if val_set else None,
             val_size=val_size,
             max_time=max_time,

@@ -316,6 +316,22 @@ def test_fine_tuning_with_more_layers_deepens_the_model(tmp_path) -> None:
         train(small_options(tmp_path / "shallower", init_from=str(first.out), n_layers=1))
 
 
+def test_appended_layers_can_train_at_a_learning_rate_of_their_own(tmp_path) -> None:
+    first = train(small_options(tmp_path / "first", epochs=1))
+    options = small_options(tmp_path / "deeper", epochs=1, init_from=str(first.out), n_layers=3, new_layers_lr=0.01)
+    trainer = Trainer(options, resume=False, on_event=lambda event: None)
+    old, appended = trainer.optimizer.param_groups
+    assert (old["lr"], appended["lr"]) == (options.lr, 0.01)
+    assert {id(p) for p in appended["params"]} == {id(p) for p in trainer.model.encoder.layers[2].parameters()}
+    trainer.run()
+    resumed = Trainer(replace(options, epochs=2, lr=1e-4), resume=True, on_event=lambda event: None)
+    assert [group["lr"] for group in resumed.optimizer.param_groups] == [1e-4, 0.01]
+    with pytest.raises(InputError, match="--new-layers-lr needs --layers beyond the 2 layers"):
+        train(small_options(tmp_path / "same", init_from=str(first.out), n_layers=2, new_layers_lr=0.01))
+    with pytest.raises(InputError, match="--new-layers-lr is for the layers --layers appends"):
+        train(small_options(tmp_path / "fresh", new_layers_lr=0.01))
+
+
 def test_start_counts_other_than_the_number_of_cities(tmp_path) -> None:
     from amsolve.train.objectives import random_starts, reinforce_loss
 

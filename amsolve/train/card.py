@@ -79,6 +79,8 @@ def _method(options: dict[str, Any]) -> str:
         method += f"; starts from `{options['init_from']}`"
         if layers := options.get("n_layers"):
             method += f", {layers} encoder layers (any beyond its own start as identities)"
+            if new_lr := options.get("new_layers_lr"):
+                method += f", the appended ones at lr {new_lr:g}"
     return method
 
 

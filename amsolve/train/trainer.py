@@ -75,6 +75,7 @@ class TrainOptions:
     threads: int | None = None
     embed_dim: int = 128
     n_layers: int | None = None  # encoder layers: 3 for a new model; with init_from, appended identity layers
+    new_layers_lr: float | None = None  # Adam learning rate of the layers appended to init_from's (default: lr)
     command: str = ""  # the command line that started the run, for the model card
 
     def validate(self) -> None:
@@ -116,6 +117,10 @@ class TrainOptions:
             raise InputError("--max-time must be positive")
         if self.n_layers is not None and self.n_layers < 1:
             raise InputError("--layers must be at least 1")
+        if self.new_layers_lr is not None and not (self.new_layers_lr > 0 and math.isfinite(self.new_layers_lr)):
+            raise InputError("--new-layers-lr must be a positive number")
+        if self.new_layers_lr is not None and not (self.init_from and self.n_layers):
+            raise InputError("--new-layers-lr is for the layers --layers appends to an --init-from model")
         if self.ema is not None and not 0 < self.ema < 1:
             raise InputError("--ema must be a decay between 0 and 1 (e.g. 0.998)")
 
@@ -238,8 +243,9 @@ class Trainer:
                     f"{options.supervised}: has {self.reference.n} cities per instance, --nodes is {options.nodes}"
                 )
         self.validation = self._validation_set()
+        self.appended_layers = 0  # encoder layers appended to the init_from model's; set by _initial_model
         self.model = self._initial_model().to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=options.lr)
+        self.optimizer = torch.optim.Adam(self._parameter_groups())
         self.generator = torch.Generator(device=self.device).manual_seed(options.seed)
         self.baseline = self._baseline()
         self.progress = _Progress()
@@ -278,12 +284,29 @@ class Trainer:
                     f"--layers {layers} is fewer than the {source.config.n_layers} layers of "
                     f"{self.options.init_from}; a model can only be deepened"
                 )
+            if self.options.new_layers_lr and layers == source.config.n_layers:
+                raise InputError(
+                    f"--new-layers-lr needs --layers beyond the {layers} layers of {self.options.init_from}"
+                )
+            self.appended_layers = layers - source.config.n_layers
             return grown_from(source, replace(source.config, n_layers=layers, trained_nodes=self.options.nodes))
         return AttentionModel(
             ModelConfig(
                 embed_dim=self.options.embed_dim, n_layers=self.options.n_layers or 3, trained_nodes=self.options.nodes
             )
         )
+
+    def _parameter_groups(self) -> list[dict[str, Any]]:
+        """Adam's parameter groups: every weight at --lr, or the appended layers at --new-layers-lr."""
+        if not self.options.new_layers_lr:
+            return [{"params": list(self.model.parameters()), "lr": self.options.lr}]
+        appended = self.model.encoder.layers[-self.appended_layers :]
+        appended_ids = {id(parameter) for parameter in appended.parameters()}
+        rest = [parameter for parameter in self.model.parameters() if id(parameter) not in appended_ids]
+        return [
+            {"params": rest, "lr": self.options.lr},
+            {"params": list(appended.parameters()), "lr": self.options.new_layers_lr},
+        ]
 
     def _start_phase(self) -> None:
         """Records this run as a new phase, after the history of the model it starts from."""
@@ -362,8 +385,8 @@ class Trainer:
             )
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
-        for group in self.optimizer.param_groups:
-            group["lr"] = self.options.lr
+        for group, fresh in zip(self.optimizer.param_groups, self._parameter_groups(), strict=True):
+            group["lr"] = fresh["lr"]
         self.baseline.load_state_dict(state["baseline"])
         self.generator.set_state(state["generator"])
         self.progress = _Progress(**state["progress"])
