@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -324,12 +325,14 @@ def test_appended_layers_can_train_at_a_learning_rate_of_their_own(tmp_path) -> 
     assert (old["lr"], appended["lr"]) == (options.lr, 0.01)
     assert {id(p) for p in appended["params"]} == {id(p) for p in trainer.model.encoder.layers[2].parameters()}
     trainer.run()
-    resumed = Trainer(replace(options, epochs=2, lr=1e-4), resume=True, on_event=lambda event: None)
-    assert [group["lr"] for group in resumed.optimizer.param_groups] == [1e-4, 0.01]
     with pytest.raises(InputError, match="--new-layers-lr needs --layers beyond the 2 layers"):
         train(small_options(tmp_path / "same", init_from=str(first.out), n_layers=2, new_layers_lr=0.01))
     with pytest.raises(InputError, match="--new-layers-lr is for the layers --layers appends"):
         train(small_options(tmp_path / "fresh", new_layers_lr=0.01))
+    shutil.rmtree(first.out)  # a resume needs only its checkpoint, not the model it started from
+    resumed = Trainer(replace(options, epochs=2, lr=1e-4), resume=True, on_event=lambda event: None)
+    assert resumed.model.config.n_layers == 3
+    assert [group["lr"] for group in resumed.optimizer.param_groups] == [1e-4, 0.01]
 
 
 def test_start_counts_other_than_the_number_of_cities(tmp_path) -> None:

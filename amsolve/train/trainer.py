@@ -243,8 +243,9 @@ class Trainer:
                     f"{options.supervised}: has {self.reference.n} cities per instance, --nodes is {options.nodes}"
                 )
         self.validation = self._validation_set()
-        self.appended_layers = 0  # encoder layers appended to the init_from model's; set by _initial_model
-        self.model = self._initial_model().to(self.device)
+        self.appended_layers = 0  # encoder layers appended to the init_from model's
+        resumable = checkpoint is not None and "config" in checkpoint  # older checkpoints lack the config
+        self.model = (self._saved_model(checkpoint) if resumable else self._initial_model()).to(self.device)
         self.optimizer = torch.optim.Adam(self._parameter_groups())
         self.generator = torch.Generator(device=self.device).manual_seed(options.seed)
         self.baseline = self._baseline()
@@ -295,6 +296,12 @@ class Trainer:
                 embed_dim=self.options.embed_dim, n_layers=self.options.n_layers or 3, trained_nodes=self.options.nodes
             )
         )
+
+    def _saved_model(self, checkpoint: dict[str, Any]) -> AttentionModel:
+        """A model of the checkpoint's architecture, whose weights `_restore` loads: a resume does not
+        read the --init-from model again, which may have changed or gone since."""
+        self.appended_layers = checkpoint.get("appended_layers", 0)
+        return AttentionModel(ModelConfig.from_dict(checkpoint["config"], where=f"{self.out} checkpoint"))
 
     def _parameter_groups(self) -> list[dict[str, Any]]:
         """Adam's parameter groups: every weight at --lr, or the appended layers at --new-layers-lr."""
@@ -365,6 +372,8 @@ class Trainer:
     def _checkpoint_state(self) -> dict[str, Any]:
         state = {
             "options": asdict(self.options),
+            "config": asdict(self.model.config),
+            "appended_layers": self.appended_layers,
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "baseline": self.baseline.state_dict(),
