@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from amsolve.errors import InputError, TourError
 from amsolve.problem.distance import METRICS, distance_matrix, pair_distances, tour_lengths
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
-from amsolve.search.kernels import dist, kernel_points, metric_code, move_segment, two_opt_move
+from amsolve.search.distances import dist, kernel_points, metric_code
+from amsolve.search.kernels import move_segment, two_opt_move
 
 FLOAT_SLACK = 1e-9
 """How far below 0 a brute-force EUCLIDEAN delta may be and still count as no improvement."""

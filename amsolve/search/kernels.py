@@ -11,62 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from amsolve.errors import InputError
-
-# The distance rules live in amsolve.problem.distance; GEO's degree-minute conversion is reused, not copied.
-from amsolve.problem.distance import GEO_EARTH_RADIUS, METRICS, _geo_radians
-
-EUCLIDEAN, EUC_2D, CEIL_2D, ATT, GEO = range(5)
-"""Metric codes, the form in which kernels receive a metric."""
-
-_METRIC_CODES: dict[str, int] = {"EUCLIDEAN": EUCLIDEAN, "EUC_2D": EUC_2D, "CEIL_2D": CEIL_2D, "ATT": ATT, "GEO": GEO}
-
-
-def metric_code(metric: str) -> int:
-    """The kernel code of a metric name; InputError naming the known metrics if there is none."""
-    try:
-        return _METRIC_CODES[metric]
-    except KeyError:
-        raise InputError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}") from None
-
-
-def kernel_points(coords: np.ndarray, code: int) -> np.ndarray:
-    """Coordinates (n, 2) as `dist` reads them: GEO's DDD.MM latitude/longitude converted to radians once.
-
-    Always a new writeable array, so kernels are compiled once rather than again for read-only input.
-    """
-    points = np.array(coords, dtype=np.float64, order="C")
-    return _geo_radians(points) if code == GEO else points
-
-
-@njit(cache=True)
-def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
-    """Distance between cities i and j, as `amsolve.problem.distance.pair_distances` defines it.
-
-    `points` come from `kernel_points`; integer metrics give integer-valued floats, so sums of
-    them (and the deltas of moves) are exact.
-    """
-    if i == j:
-        return 0.0
-    if code == GEO:
-        q1 = np.cos(points[i, 1] - points[j, 1])
-        q2 = np.cos(points[i, 0] - points[j, 0])
-        q3 = np.cos(points[i, 0] + points[j, 0])
-        cosine = min(1.0, max(-1.0, 0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)))
-        return np.floor(GEO_EARTH_RADIUS * np.arccos(cosine) + 1.0)
-    dx = points[i, 0] - points[j, 0]
-    dy = points[i, 1] - points[j, 1]
-    squared = dx * dx + dy * dy
-    if code == EUCLIDEAN:
-        return np.sqrt(squared)
-    if code == EUC_2D:
-        return np.floor(np.sqrt(squared) + 0.5)
-    if code == CEIL_2D:
-        return np.ceil(np.sqrt(squared))
-    r = np.sqrt(squared / 10.0)  # ATT
-    t = np.floor(r + 0.5)
-    return t + 1.0 if t < r else t
-
 
 @njit(cache=True)
 def step(tour: np.ndarray, pos: np.ndarray, city: int, direction: int) -> int:

@@ -28,7 +28,8 @@ from numba import njit
 from amsolve.errors import InputError
 from amsolve.problem.distance import tour_lengths
 from amsolve.problem.instance import check_permutations
-from amsolve.search.kernels import EUCLIDEAN, dist, kernel_points, metric_code, move_segment, step, two_opt_move
+from amsolve.search.distances import EUCLIDEAN, dist, kernel_points, metric_code
+from amsolve.search.kernels import move_segment, step, two_opt_move
 from amsolve.search.neighbours import DEFAULT_NEIGHBOURS, nearest_neighbours
 
 LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt")

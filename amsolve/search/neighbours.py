@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from amsolve.errors import InputError
-from amsolve.search.kernels import GEO, dist, kernel_points, metric_code
+from amsolve.search.distances import GEO, dist, kernel_points, metric_code
 
 DEFAULT_NEIGHBOURS = 10
 """k = 10: where 2-opt + Or-opt stops gaining from more candidates. From random tours on 5000
