@@ -21,6 +21,7 @@ from amsolve.model.network import AttentionModel
 from amsolve.model.registry import load_model, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
+from amsolve.search.distances import distance_view
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, local search runs to its local optimum and iterated local search then
@@ -104,15 +105,12 @@ def _finish(
         local_search_deadline = None
     else:
         local_search_deadline = time.perf_counter() + options.time_limit - decoded_seconds
-    tours, lengths = improve_tours(
-        instance.coords, instance.metric, tours, options.local_search, deadline=local_search_deadline
-    )
+    view = distance_view(instance)
+    tours, lengths = improve_tours(view, tours, options.local_search, deadline=local_search_deadline)
     best = tours[int(np.argmin(lengths))]
     deadline = local_search_deadline or time.perf_counter() + AUTO_SECONDS_PER_CITY * instance.n
     if options.local_search != "none" and time.perf_counter() < deadline:
-        best, _ = iterated_local_search(
-            instance.coords, instance.metric, best, deadline, seed=options.decode.seed, method=options.local_search
-        )
+        best, _ = iterated_local_search(view, best, deadline, seed=options.decode.seed, method=options.local_search)
     tour = instance.validate_tour(best)
     return tour, instance.tour_length(tour)
 

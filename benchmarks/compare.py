@@ -28,6 +28,7 @@ from amsolve.io import read_dataset
 from amsolve.machine import machine_description
 from amsolve.problem import Instance
 from amsolve.search import improve_tours
+from amsolve.search.distances import coordinate_view
 from amsolve.solver import SolveOptions
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -90,7 +91,9 @@ def main() -> None:
                 "nearest neighbour + 2-opt",
                 dataset.name,
                 dataset.instances,
-                lambda i: improve_tours(i.coords, i.metric, nearest_neighbour_tour(i.coords)[None], "2opt")[0][0],
+                lambda i: improve_tours(
+                    coordinate_view(i.coords, i.metric), nearest_neighbour_tour(i.coords)[None], "2opt"
+                )[0][0],
             )
         )
         pipelines = [

@@ -26,9 +26,8 @@ import numpy as np
 from numba import njit
 
 from amsolve.errors import InputError
-from amsolve.problem.distance import tour_lengths
 from amsolve.problem.instance import check_permutations
-from amsolve.search.distances import EUCLIDEAN, dist, kernel_points, metric_code
+from amsolve.search.distances import EUCLIDEAN, EXPLICIT, DistanceView, dist, tour_length
 from amsolve.search.kernels import move_segment, step, two_opt_move
 from amsolve.search.neighbours import DEFAULT_NEIGHBOURS, nearest_neighbours
 
@@ -73,12 +72,18 @@ class _Queue(NamedTuple):
     state: np.ndarray  # [head, size]
 
 
-def _search_space(coords: np.ndarray, metric: str, neighbours: int) -> _Space:
+def move_tolerance(view: DistanceView) -> float:
+    """How much a move must shorten a tour to count: 0 for integer distances, else a rounding margin."""
+    points = view.points
+    if view.code == EUCLIDEAN or (view.code == EXPLICIT and not np.array_equal(points, np.round(points))):
+        return 1e-12 * max(1.0, float(np.abs(points).max(initial=0.0)))
+    return 0.0
+
+
+def _search_space(view: DistanceView, neighbours: int) -> _Space:
     """The kernels' view of an instance, with `neighbours` candidates per city."""
-    code = metric_code(metric)
-    tolerance = 1e-12 * max(1.0, float(np.abs(coords).max(initial=0.0))) if code == EUCLIDEAN else 0.0
-    candidates = nearest_neighbours(coords, metric, neighbours).astype(np.int64)
-    return _Space(kernel_points(coords, code), code, tolerance, candidates)
+    candidates = nearest_neighbours(view, neighbours).astype(np.int64)
+    return _Space(view.points, view.code, move_tolerance(view), candidates)
 
 
 def _new_queue(n: int) -> _Queue:
@@ -271,8 +276,7 @@ def check_local_search(method: str) -> None:
 
 
 def improve_tours(
-    coords: np.ndarray,
-    metric: str,
+    view: DistanceView,
     tours: np.ndarray,
     method: str = "2opt+oropt",
     neighbours: int = DEFAULT_NEIGHBOURS,
@@ -285,18 +289,17 @@ def improve_tours(
     past it, tours are returned as they are (still permutations, never longer than given).
     """
     check_local_search(method)
-    tours = check_permutations(tours, len(coords))
+    tours = check_permutations(tours, view.n)
     stop = math.inf if deadline is None else deadline
     if method != "none" and time.perf_counter() < stop:
-        space = _search_space(coords, metric, neighbours)
+        space = _search_space(view, neighbours)
         for tour in tours:
             _local_search(space, tour, _positions(tour), method == "2opt+oropt", stop)
-    return tours, tour_lengths(coords, metric, tours)
+    return tours, np.array([tour_length(view.points, view.code, tour) for tour in tours])
 
 
 def iterated_local_search(
-    coords: np.ndarray,
-    metric: str,
+    view: DistanceView,
     tour: np.ndarray,
     deadline: float,
     seed: int = 0,
@@ -311,9 +314,9 @@ def iterated_local_search(
     how many kicks fit before the deadline.
     """
     check_local_search(method)
-    best_tour = check_permutations(np.asarray(tour)[None], len(coords))[0]
+    best_tour = check_permutations(np.asarray(tour)[None], view.n)[0]
     if method != "none" and time.perf_counter() < deadline:
-        space = _search_space(coords, metric, neighbours)
+        space = _search_space(view, neighbours)
         oropt = method == "2opt+oropt"
         best_pos = _positions(best_tour)
         _local_search(space, best_tour, best_pos, oropt, deadline)
@@ -323,4 +326,4 @@ def iterated_local_search(
             while time.perf_counter() < deadline:
                 randoms = rng.integers(0, np.iinfo(np.int64).max, size=(_KICKS_PER_CALL, 3))
                 _kicks(space, tour, pos, oropt, best_tour, best_pos, randoms)
-    return best_tour, float(tour_lengths(coords, metric, best_tour))
+    return best_tour, tour_length(view.points, view.code, best_tour)

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from amsolve.errors import InputError
-from amsolve.search.distances import GEO, dist, kernel_points, metric_code
+from amsolve.search.distances import PLANAR_CODES, DistanceView, dist
 
 DEFAULT_NEIGHBOURS = 10
 """k = 10: where 2-opt + Or-opt stops gaining from more candidates. From random tours on 5000
@@ -14,22 +14,22 @@ uniform cities, k = 5 ended 20 % longer than k = 10, k = 8 0.5 % longer, and k =
 shorter, while the time of a search grows with k."""
 
 
-def nearest_neighbours(coords: np.ndarray, metric: str, k: int = DEFAULT_NEIGHBOURS) -> np.ndarray:
+def nearest_neighbours(view: DistanceView, k: int = DEFAULT_NEIGHBOURS) -> np.ndarray:
     """The min(k, n-1) nearest other cities of each city, closest first: an (n, k) int32 array.
 
     Ties go to the lower index. Planar metrics rank by Euclidean distance, which orders their
     rounded distances too, using a grid: O(n·k) time for evenly spread cities, more when a few
     dense clusters share a cell (20,000 cities in two tiny clusters: about 1 s), O(n) memory.
-    GEO ranks by its own distance in O(n²) time and O(n·k) memory.
+    Other metrics (GEO, MAN_2D, MAX_2D, EUC_3D, EXPLICIT) rank by their own distance in O(n²)
+    time and O(n·k) memory.
     """
     if k < 1:
         raise InputError(f"the number of neighbours must be at least 1, got {k}")
-    code = metric_code(metric)
-    points = kernel_points(coords, code)
+    points, code = view
     k = min(k, len(points) - 1)
     if k <= 0:
         return np.empty((len(points), 0), dtype=np.int32)
-    if code == GEO:
+    if code not in PLANAR_CODES:
         return _nearest_by_metric(points, code, k)
     low_x, low_y = points.min(axis=0)
     return _nearest_in_grid(points, k, low_x, low_y, float(np.ptp(points, axis=0).max()))
