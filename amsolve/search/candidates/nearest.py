@@ -15,7 +15,7 @@ shorter, while the time of a search grows with k."""
 
 
 def nearest_neighbours(view: DistanceView, k: int = DEFAULT_NEIGHBOURS) -> np.ndarray:
-    """The min(k, n-1) nearest other cities of each city, closest first: an (n, k) int32 array.
+    """The min(k, n-1) nearest other cities of each city, closest first: an (n, k) int64 array.
 
     Ties go to the lower index. Planar metrics rank by Euclidean distance, which orders their
     rounded distances too, using a grid: O(n·k) time for evenly spread cities, more when a few
@@ -28,11 +28,10 @@ def nearest_neighbours(view: DistanceView, k: int = DEFAULT_NEIGHBOURS) -> np.nd
     points, code = view
     k = min(k, len(points) - 1)
     if k <= 0:
-        return np.empty((len(points), 0), dtype=np.int32)
+        return np.empty((len(points), 0), dtype=np.int64)
     if code not in PLANAR_CODES:
         return _nearest_by_metric(points, code, k)
-    low_x, low_y = points.min(axis=0)
-    return _nearest_in_grid(points, k, low_x, low_y, float(np.ptp(points, axis=0).max()))
+    return nearest_in_grid(points, k, False)
 
 
 @njit(cache=True)
@@ -55,7 +54,7 @@ def _offer(best_dist: np.ndarray, best_city: np.ndarray, count: int, d: float, c
 def _nearest_by_metric(points: np.ndarray, code: int, k: int) -> np.ndarray:
     """k nearest by the metric's own distance, comparing every pair."""
     n = points.shape[0]
-    result = np.empty((n, k), dtype=np.int32)
+    result = np.empty((n, k), dtype=np.int64)
     best_dist = np.empty(k)
     for i in range(n):
         count = 0
@@ -94,22 +93,41 @@ def _bucket(
 
 
 @njit(cache=True)
-def _nearest_in_grid(xy: np.ndarray, k: int, low_x: float, low_y: float, span: float) -> np.ndarray:
-    """k nearest by Euclidean distance, searching square rings of grid cells (about 2 cities a cell).
+def _quadrant(dx: float, dy: float) -> int:
+    """Which quadrant around a city the offset (dx, dy) to another city falls in (0-3)."""
+    return (2 if dx > 0.0 else 0) + (1 if dy > 0.0 else 0)
 
-    The grid covers the square of side `span` with its lower left corner at (low_x, low_y).
+
+@njit(cache=True)
+def nearest_in_grid(xy: np.ndarray, per: int, quadrants: bool) -> np.ndarray:
+    """The `per` nearest cities of each city by Euclidean distance, or the `per` nearest in each of
+    the four quadrants around it; an (n, per) or (n, 4 · per) int64 array, -1 where there are fewer.
+
+    Searches square rings of grid cells (about 2 cities a cell) and stops once every list is full
+    with cities nearer than any outside the rings searched.
     """
     n = xy.shape[0]
+    low_x, low_y = xy[:, 0].min(), xy[:, 1].min()
+    span = max(xy[:, 0].max() - low_x, xy[:, 1].max() - low_y)
     side = max(1, int(np.sqrt(n / 2.0)))
     cell = span / side if span > 0 else 1.0
     column, row, starts, members = _bucket(xy, low_x, low_y, cell, side)
-    result = np.empty((n, k), dtype=np.int32)
-    best_dist = np.empty(k)
+    bins = 4 if quadrants else 1
+    result = np.full((n, bins * per), -1, dtype=np.int64)
+    best_dist = np.empty((bins, per))
+    counts = np.zeros(bins, dtype=np.int64)
     for i in range(n):
-        count = 0
+        counts[:] = 0
         ring = 0
-        # A city outside rings 0..r lies more than r cells away; stop once the k-th best is nearer.
-        while ring <= side and not (count == k and best_dist[k - 1] <= (ring - 1) * cell * (ring - 1) * cell):
+        while ring <= side:
+            # A city outside rings 0..r lies more than r cells away; stop once every list is nearer.
+            bound = (ring - 1) * cell * (ring - 1) * cell
+            done = True
+            for b in range(bins):
+                if counts[b] < per or best_dist[b, per - 1] > bound:
+                    done = False
+            if done and ring > 0:
+                break
             for gx in range(max(0, column[i] - ring), min(side, column[i] + ring + 1)):
                 edge_column = abs(gx - column[i]) == ring
                 stride = 1 if edge_column else 2 * ring  # inner columns: only the top and bottom cells
@@ -119,8 +137,10 @@ def _nearest_in_grid(xy: np.ndarray, k: int, low_x: float, low_y: float, span: f
                         for m in range(starts[c], starts[c + 1]):
                             j = members[m]
                             if j != i:
-                                dx = xy[i, 0] - xy[j, 0]
-                                dy = xy[i, 1] - xy[j, 1]
-                                count = _offer(best_dist, result[i], count, dx * dx + dy * dy, j)
+                                dx = xy[j, 0] - xy[i, 0]
+                                dy = xy[j, 1] - xy[i, 1]
+                                b = _quadrant(dx, dy) if quadrants else 0
+                                slots = result[i, b * per : (b + 1) * per]
+                                counts[b] = _offer(best_dist[b], slots, counts[b], dx * dx + dy * dy, j)
             ring += 1
     return result

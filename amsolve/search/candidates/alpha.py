@@ -1,0 +1,512 @@
+"""α-nearness candidates: edges ranked by how much a minimum 1-tree grows when forced to hold them.
+
+A 1-tree is a spanning tree plus one more edge at a special node; every tour is a 1-tree, so a
+minimum 1-tree's length is a lower bound on the optimum. Node penalties π change each edge (i, j)
+to d(i, j) + π_i + π_j without changing which tour is shortest; the Held–Karp ascent moves π
+along the subgradient (degree − 2) to raise the bound, which pushes the minimum 1-tree towards a
+tour. α(i, j) is then the increase of the minimum 1-tree's length when (i, j) must belong to it:
+0 for the tree's own edges, otherwise d(i, j) + π_i + π_j minus the longest edge on the tree path
+from i to j (or minus the special node's longer 1-tree edge when i or j is that node). Ranking
+each city's edges by α finds the edges of optimal tours with far fewer candidates than distance
+does (Helsgaun 2000); this is how LKH builds its candidate lists.
+
+The trees are computed on a sparse graph for large instances (the union of the nearest and the
+quadrant neighbours, made connected), on the complete graph for small ones. The ascent stops
+after a time budget, keeping the best penalties found.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from amsolve.errors import InputError
+from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours
+from amsolve.search.distances import PLANAR_CODES, DistanceView, dist
+
+DENSE_CITIES = 120
+"""Up to this many cities (planar metrics) the trees are computed on the complete graph."""
+
+DENSE_CITIES_OTHER = 1000
+"""Up to this many cities other metrics, which have no quadrants to make a good sparse graph, use it too."""
+
+GRAPH_NEAREST = 10
+"""Nearest neighbours of each city in the sparse graph, besides its two nearest in each quadrant."""
+
+_INFINITY = np.inf
+
+
+class AlphaResult(NamedTuple):
+    """Candidate lists by α-nearness, with the penalties and lower bound of the ascent behind them."""
+
+    candidates: np.ndarray  # (n, k) int64, smallest α first, -1 padding
+    penalties: np.ndarray  # (n,) float64 node penalties π
+    lower_bound: float  # length of the minimum 1-tree under π, minus 2 Σ π
+    iterations: int  # ascent iterations made (each one minimum 1-tree)
+
+
+class _Graph(NamedTuple):
+    """Edges the trees may use, in compressed rows: the neighbours of i are indices[indptr[i]:indptr[i+1]]."""
+
+    indptr: np.ndarray  # (n + 1,) int64
+    indices: np.ndarray  # (m,) int64
+    lengths: np.ndarray  # (m,) float64: d(i, j) of each entry
+    dense: bool  # whether it is the complete graph
+
+
+def alpha_candidates(
+    view: DistanceView,
+    k: int,
+    seconds: float,
+    penalties: np.ndarray | None = None,
+) -> AlphaResult:
+    """The k candidates of each city by α-nearness after at most `seconds` of Held–Karp ascent.
+
+    `penalties` (n,) start the ascent where they are (learned or earlier penalties) instead of at 0;
+    with `seconds` = 0 they are used as they are. The time to build the graph and to rank the edges
+    comes on top of `seconds`: about 1 µs per city for each.
+    """
+    if k < 1:
+        raise InputError(f"the number of candidates must be at least 1, got {k}")
+    n = view.n
+    k = min(k, n - 1)
+    graph = _build_graph(view)
+    pi = np.zeros(n) if penalties is None else np.array(penalties, dtype=np.float64)
+    if pi.shape != (n,) or not np.isfinite(pi).all():
+        raise InputError(f"penalties must be {n} finite numbers")
+    work = _Work.new(n)
+    started = time.perf_counter()
+    bound = _one_tree(graph, pi, work)
+    iterations = 1
+    if seconds > 0:
+        per_tree = max(time.perf_counter() - started, 1e-7)
+        budget = int(seconds / per_tree)
+        mean_tree_edge = max(bound + 2.0 * pi.sum(), 0.0) / n
+        bound, made = _ascent(graph, pi, work, max(budget - 1, 0), 1e-3 * max(mean_tree_edge, 1e-12))
+        iterations += made
+    candidates = _rank(graph, pi, work, k)
+    return AlphaResult(candidates, pi, bound, iterations)
+
+
+class _Work(NamedTuple):
+    """Arrays of one minimum 1-tree, reused by every iteration."""
+
+    parent: np.ndarray  # (n,) int64: tree parent, -1 at the root
+    parent_weight: np.ndarray  # (n,) float64: weight of the edge to the parent, under π
+    order: np.ndarray  # (n,) int64: cities in the order they joined the tree (parents first)
+    degree: np.ndarray  # (n,) int64: degree in the 1-tree
+    key: np.ndarray  # (n,) float64: Prim's cheapest known edge into the tree
+    heap: np.ndarray  # (n,) int64 binary heap of cities by key
+    where: np.ndarray  # (n,) int64: position in the heap, -1 outside, -2 in the tree
+    special: np.ndarray  # (2,) int64: the special node and its second 1-tree neighbour
+
+    @staticmethod
+    def new(n: int) -> _Work:
+        return _Work(
+            np.empty(n, dtype=np.int64),
+            np.empty(n),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64),
+            np.empty(n),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64),
+            np.empty(2, dtype=np.int64),
+        )
+
+
+def _build_graph(view: DistanceView) -> _Graph:
+    """The complete graph for small instances, else nearest and quadrant neighbours, made connected."""
+    n = view.n
+    dense_limit = DENSE_CITIES if view.code in PLANAR_CODES else DENSE_CITIES_OTHER
+    if n <= dense_limit:
+        indptr = np.arange(0, n * n, n - 1, dtype=np.int64)[: n + 1]
+        others = np.tile(np.arange(n, dtype=np.int64), (n, 1))[~np.eye(n, dtype=bool)]  # row i: all but i
+        return _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
+    if view.code in PLANAR_CODES:
+        neighbours = np.concatenate(
+            [nearest_in_grid(view.points, GRAPH_NEAREST, False), nearest_in_grid(view.points, 2, True)], axis=1
+        )
+    else:
+        neighbours = nearest_neighbours(view, GRAPH_NEAREST)
+    indptr, indices = _symmetric_rows(neighbours, _component_links(neighbours))
+    return _Graph(indptr, indices, _edge_lengths(view.points, view.code, indptr, indices), False)
+
+
+@njit(cache=True)
+def _find(root: np.ndarray, i: int) -> int:
+    while root[i] != i:
+        root[i] = root[root[i]]
+        i = root[i]
+    return i
+
+
+@njit(cache=True)
+def _component_links(neighbours: np.ndarray) -> np.ndarray:
+    """Edges (c, 2) that chain the connected components of the neighbour graph into one."""
+    n = neighbours.shape[0]
+    root = np.arange(n)
+    for i in range(n):
+        for j in neighbours[i]:
+            if j >= 0:
+                a, b = _find(root, i), _find(root, j)
+                if a != b:
+                    root[a] = b
+    representatives = [i for i in range(n) if _find(root, i) == i]
+    links = np.empty((len(representatives) - 1, 2), dtype=np.int64)
+    for m in range(len(representatives) - 1):
+        links[m, 0], links[m, 1] = representatives[m], representatives[m + 1]
+    return links
+
+
+@njit(cache=True)
+def _symmetric_rows(neighbours: np.ndarray, links: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Compressed rows of the undirected graph with edges (i, neighbours[i, :]) and the links, without duplicates."""
+    n = neighbours.shape[0]
+    counts = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        for j in neighbours[i]:
+            if j >= 0:
+                counts[i + 1] += 1
+                counts[j + 1] += 1
+    for e in range(links.shape[0]):
+        counts[links[e, 0] + 1] += 1
+        counts[links[e, 1] + 1] += 1
+    for i in range(n):
+        counts[i + 1] += counts[i]
+    filled = counts[:-1].copy()
+    raw = np.empty(counts[n], dtype=np.int64)
+    for i in range(n):
+        for j in neighbours[i]:
+            if j >= 0:
+                raw[filled[i]] = j
+                filled[i] += 1
+                raw[filled[j]] = i
+                filled[j] += 1
+    for e in range(links.shape[0]):
+        i, j = links[e, 0], links[e, 1]
+        raw[filled[i]] = j
+        filled[i] += 1
+        raw[filled[j]] = i
+        filled[j] += 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indices = np.empty(counts[n], dtype=np.int64)
+    m = 0
+    for i in range(n):
+        row = np.sort(raw[counts[i] : counts[i + 1]])
+        for r in range(row.shape[0]):
+            if r == 0 or row[r] != row[r - 1]:
+                indices[m] = row[r]
+                m += 1
+        indptr[i + 1] = m
+    return indptr, indices[:m].copy()
+
+
+@njit(cache=True)
+def _edge_lengths(points: np.ndarray, code: int, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    lengths = np.empty(indices.shape[0])
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            lengths[e] = dist(points, code, i, indices[e])
+    return lengths
+
+
+@njit(cache=True)
+def _sift_up(work: _Work, slot: int) -> None:
+    heap, where, key = work.heap, work.where, work.key
+    city = heap[slot]
+    while slot > 0:
+        up = (slot - 1) // 2
+        if key[heap[up]] <= key[city]:
+            break
+        heap[slot] = heap[up]
+        where[heap[slot]] = slot
+        slot = up
+    heap[slot] = city
+    where[city] = slot
+
+
+@njit(cache=True)
+def _pop_min(work: _Work, size: int) -> int:
+    """Remove and return the city of smallest key from a heap of `size` cities."""
+    heap, where, key = work.heap, work.where, work.key
+    top = heap[0]
+    last = heap[size - 1]
+    size -= 1
+    slot = 0
+    while True:
+        child = 2 * slot + 1
+        if child >= size:
+            break
+        if child + 1 < size and key[heap[child + 1]] < key[heap[child]]:
+            child += 1
+        if key[heap[child]] >= key[last]:
+            break
+        heap[slot] = heap[child]
+        where[heap[slot]] = slot
+        slot = child
+    if size > 0:
+        heap[slot] = last
+        where[last] = slot
+    where[top] = -2
+    return top
+
+
+@njit(cache=True)
+def _spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
+    """Prim's minimum spanning tree from city 0 under π; returns its weight."""
+    n = pi.shape[0]
+    indptr, indices, lengths = graph.indptr, graph.indices, graph.lengths
+    key, where, parent = work.key, work.where, work.parent
+    key[:] = _INFINITY
+    where[:] = -1
+    parent[:] = -1
+    key[0] = 0.0
+    total = 0.0
+    if graph.dense:  # O(n^2) without a heap: every city is a neighbour
+        in_tree = where
+        city = 0
+        for m in range(n):
+            in_tree[city] = -2
+            work.order[m] = city
+            total += key[city] if m > 0 else 0.0
+            work.parent_weight[city] = key[city]
+            best, next_city = _INFINITY, -1
+            for e in range(indptr[city], indptr[city + 1]):
+                j = indices[e]
+                if in_tree[j] != -2:
+                    w = lengths[e] + pi[city] + pi[j]
+                    if w < key[j]:
+                        key[j] = w
+                        parent[j] = city
+            for j in range(n):
+                if in_tree[j] != -2 and key[j] < best:
+                    best, next_city = key[j], j
+            city = next_city
+            if city < 0:
+                break
+        return total
+    size = 1
+    work.heap[0] = 0
+    where[0] = 0
+    m = 0
+    while size > 0:
+        city = _pop_min(work, size)
+        size -= 1
+        work.order[m] = city
+        m += 1
+        work.parent_weight[city] = key[city]
+        total += key[city]
+        for e in range(indptr[city], indptr[city + 1]):
+            j = indices[e]
+            if where[j] == -2:
+                continue
+            w = lengths[e] + pi[city] + pi[j]
+            if w < key[j]:
+                key[j] = w
+                parent[j] = city
+                if where[j] == -1:
+                    work.heap[size] = j
+                    where[j] = size
+                    size += 1
+                _sift_up(work, where[j])
+    return total
+
+
+@njit(cache=True)
+def _one_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
+    """The minimum 1-tree under π, in `work`; returns its lower bound, weight − 2 Σ π.
+
+    The tree is a minimum spanning tree; the special node is the leaf whose second cheapest edge is
+    the most expensive, and that edge completes the 1-tree (a leaf's tree edge is its cheapest).
+    """
+    n = pi.shape[0]
+    total = _spanning_tree(graph, pi, work)
+    degree, parent = work.degree, work.parent
+    degree[:] = 0
+    for i in range(n):
+        if parent[i] >= 0:
+            degree[i] += 1
+            degree[parent[i]] += 1
+    special, partner, best = -1, -1, -_INFINITY
+    for u in range(n):
+        if degree[u] != 1:
+            continue
+        tree_neighbour = parent[u]
+        if tree_neighbour < 0:  # the root with a single child
+            for j in range(n):
+                if parent[j] == u:
+                    tree_neighbour = j
+        second, second_city = _INFINITY, -1
+        for e in range(graph.indptr[u], graph.indptr[u + 1]):
+            j = graph.indices[e]
+            if j != tree_neighbour:
+                w = graph.lengths[e] + pi[u] + pi[j]
+                if w < second:
+                    second, second_city = w, j
+        if second_city >= 0 and second > best:
+            special, partner, best = u, second_city, second
+    work.special[0], work.special[1] = special, partner
+    if special >= 0:
+        total += best
+        degree[special] += 1
+        degree[partner] += 1
+    return total - 2.0 * pi.sum()
+
+
+@njit(cache=True)
+def _ascent(graph: _Graph, pi: np.ndarray, work: _Work, max_trees: int, first_step: float) -> tuple[float, int]:
+    """Held–Karp subgradient ascent on π (LKH's schedule), at most `max_trees` 1-trees.
+
+    The step starts small and doubles while the bound rises in the initial phase; a period of
+    iterations then ends with the step and the period halved. Each move follows 0.7 of the current
+    subgradient plus 0.3 of the last. `pi` ends at the best penalties found and `work` holds their
+    1-tree. Returns the best bound and the number of trees computed.
+    """
+    n = pi.shape[0]
+    best = _one_tree(graph, pi, work)
+    trees = 1
+    best_pi = pi.copy()
+    subgradient = (work.degree - 2).astype(np.float64)
+    last = subgradient.copy()
+    norm = (subgradient * subgradient).sum()
+    step = first_step
+    initial_period = max(n // 2, 100)
+    period = initial_period
+    initial_phase = True
+    while period > 0 and step > 0 and norm != 0 and trees < max_trees:
+        p = 1
+        while p <= period and step > 0 and norm != 0 and trees < max_trees:
+            for i in range(n):
+                if subgradient[i] != 0 or last[i] != 0:
+                    pi[i] += step * (0.7 * subgradient[i] + 0.3 * last[i])
+            last[:] = subgradient
+            bound = _one_tree(graph, pi, work)
+            trees += 1
+            for i in range(n):
+                subgradient[i] = work.degree[i] - 2
+            norm = (subgradient * subgradient).sum()
+            if bound > best:
+                best = bound
+                best_pi[:] = pi
+                if initial_phase:
+                    step *= 2.0
+                if p == period:
+                    period = min(2 * period, initial_period)
+            elif initial_phase and p > period // 2:
+                initial_phase = False
+                p = 0
+                step *= 0.75
+            p += 1
+        period //= 2
+        step /= 2.0
+    pi[:] = best_pi
+    return _one_tree(graph, pi, work), trees + 1
+
+
+@njit(cache=True)
+def _lifting(work: _Work, levels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ancestor tables of the spanning tree: up[l, v] is v's 2^l-th ancestor and top[l, v] the
+    heaviest edge on the way there; with each city's depth."""
+    n = work.parent.shape[0]
+    up = np.empty((levels, n), dtype=np.int64)
+    top = np.empty((levels, n))
+    depth = np.zeros(n, dtype=np.int64)
+    for m in range(n):
+        v = work.order[m]
+        p = work.parent[v]
+        if p < 0:
+            up[0, v], top[0, v] = v, -_INFINITY
+        else:
+            up[0, v], top[0, v] = p, work.parent_weight[v]
+            depth[v] = depth[p] + 1
+    for level in range(1, levels):
+        for v in range(n):
+            mid = up[level - 1, v]
+            up[level, v] = up[level - 1, mid]
+            top[level, v] = max(top[level - 1, v], top[level - 1, mid])
+    return up, top, depth
+
+
+@njit(cache=True)
+def _heaviest_on_path(up: np.ndarray, top: np.ndarray, depth: np.ndarray, a: int, b: int) -> float:
+    """The heaviest tree edge between a and b."""
+    heaviest = -_INFINITY
+    if depth[a] < depth[b]:
+        a, b = b, a
+    climb = depth[a] - depth[b]
+    level = 0
+    while climb:
+        if climb & 1:
+            heaviest = max(heaviest, top[level, a])
+            a = up[level, a]
+        climb >>= 1
+        level += 1
+    if a == b:
+        return heaviest
+    for level in range(up.shape[0] - 1, -1, -1):
+        if up[level, a] != up[level, b]:
+            heaviest = max(heaviest, top[level, a], top[level, b])
+            a, b = up[level, a], up[level, b]
+    return max(heaviest, top[0, a], top[0, b])
+
+
+@njit(cache=True)
+def alpha_values(graph: _Graph, pi: np.ndarray, work: _Work) -> np.ndarray:
+    """α of every graph entry (same layout as graph.indices), for the 1-tree in `work`."""
+    n = pi.shape[0]
+    levels = 1
+    while (1 << levels) < n:
+        levels += 1
+    up, top, depth = _lifting(work, levels)
+    special, partner = work.special[0], work.special[1]
+    longer = _INFINITY  # the special node's longer 1-tree edge, to its partner
+    for f in range(graph.indptr[special], graph.indptr[special + 1]):
+        if graph.indices[f] == partner:
+            longer = graph.lengths[f] + pi[special] + pi[partner]
+    alpha = np.empty(graph.indices.shape[0])
+    for i in range(n):
+        for e in range(graph.indptr[i], graph.indptr[i + 1]):
+            j = graph.indices[e]
+            w = graph.lengths[e] + pi[i] + pi[j]
+            if work.parent[i] == j or work.parent[j] == i:
+                alpha[e] = 0.0
+            elif i == special or j == special:
+                other = j if i == special else i
+                alpha[e] = 0.0 if other == partner else max(0.0, w - longer)
+            else:
+                alpha[e] = max(0.0, w - _heaviest_on_path(up, top, depth, i, j))
+    return alpha
+
+
+@njit(cache=True)
+def _select(graph: _Graph, alpha: np.ndarray, k: int) -> np.ndarray:
+    """Each city's k graph neighbours of smallest α, ties by distance."""
+    n = graph.indptr.shape[0] - 1
+    result = np.full((n, k), -1, dtype=np.int64)
+    best_alpha = np.empty(k)
+    best_length = np.empty(k)
+    for i in range(n):
+        count = 0
+        for e in range(graph.indptr[i], graph.indptr[i + 1]):
+            a, length = alpha[e], graph.lengths[e]
+            if count == k and (a > best_alpha[k - 1] or (a == best_alpha[k - 1] and length >= best_length[k - 1])):
+                continue
+            slot = min(count, k - 1)
+            while slot > 0 and (
+                a < best_alpha[slot - 1] or (a == best_alpha[slot - 1] and length < best_length[slot - 1])
+            ):
+                best_alpha[slot], best_length[slot] = best_alpha[slot - 1], best_length[slot - 1]
+                result[i, slot] = result[i, slot - 1]
+                slot -= 1
+            best_alpha[slot], best_length[slot] = a, length
+            result[i, slot] = graph.indices[e]
+            count = min(count + 1, k)
+    return result
+
+
+def _rank(graph: _Graph, pi: np.ndarray, work: _Work, k: int) -> np.ndarray:
+    """The k candidates of each city by α under π (the 1-tree in `work` must be π's)."""
+    return _select(graph, alpha_values(graph, pi, work), k)

@@ -1,0 +1,139 @@
+"""Kicks for iterated local search: perturbations that local search cannot simply undo."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from amsolve.search.active import Active, push
+from amsolve.search.distances import dist
+from amsolve.search.space import Space
+from amsolve.search.tour import Tour, two_opt_move
+
+KICK_SEGMENT = 30
+"""Longest segment a double bridge moves. A bound keeps the cost of a kick independent of n."""
+
+MIN_KICK_CITIES = 8
+"""Smallest tour that is kicked; tinier ones are only locally optimised."""
+
+
+@njit(cache=True)
+def _double_bridge(
+    space: Space, tour: Tour, active: Active, x: int, b1: int, b2: int, c1: int, c2: int, d1: int, d2: int, y: int
+) -> float:
+    """Turn x, b1..b2, c1..c2, d1..d2, y (read in one direction) into x, d1..d2, c1..c2, b1..b2, y.
+
+    The double bridge: four edges change and no sequential move of three can undo it. Four
+    reversals: the whole stretch b1..d2, then each segment back. Queues the eight end cities and
+    returns the change in length.
+    """
+    points, code = space.points, space.code
+    delta = (
+        dist(points, code, x, d1)
+        + dist(points, code, d2, c1)
+        + dist(points, code, c2, b1)
+        + dist(points, code, b2, y)
+        - dist(points, code, x, b1)
+        - dist(points, code, b2, c1)
+        - dist(points, code, c2, d1)
+        - dist(points, code, d2, y)
+    )
+    two_opt_move(tour, x, b1, d2, y)  # x d2..d1 c2..c1 b2..b1 y
+    two_opt_move(tour, x, d2, d1, c2)  # x d1..d2 c2..c1 b2..b1 y
+    two_opt_move(tour, d2, c2, c1, b2)  # x d1..d2 c1..c2 b2..b1 y
+    two_opt_move(tour, c2, b2, b1, y)  # x d1..d2 c1..c2 b1..b2 y
+    for city in (x, b1, b2, c1, c2, d1, d2, y):
+        push(active, city)
+    return delta
+
+
+@njit(cache=True)
+def segment_double_bridge(space: Space, tour: Tour, active: Active) -> float:
+    """A double bridge on three consecutive segments of 1..KICK_SEGMENT cities after a random city.
+
+    Local in the tour, so it costs O(segment length), not O(n). Returns the change in length.
+    """
+    n = tour.order.shape[0]
+    longest = min(KICK_SEGMENT, (n - 2) // 3)
+    first = np.random.randint(n)
+    b_end = first + 1 + np.random.randint(longest)  # positions, not yet wrapped around
+    c_end = b_end + 1 + np.random.randint(longest)
+    d_end = c_end + 1 + np.random.randint(longest)
+    order = tour.order
+    return _double_bridge(
+        space,
+        tour,
+        active,
+        order[first],
+        order[(first + 1) % n],
+        order[b_end % n],
+        order[(b_end + 1) % n],
+        order[c_end % n],
+        order[(c_end + 1) % n],
+        order[d_end % n],
+        order[(d_end + 1) % n],
+    )
+
+
+WALK_STEPS = 10
+"""Steps of each random walk over the candidate graph that picks a double bridge's cities."""
+
+
+@njit(cache=True)
+def seed_kicks(seed: int) -> None:
+    """Seed the generator the kicks draw from (numba's own, separate from numpy's)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _walk(space: Space, start: int, steps: int) -> int:
+    """Where a random walk of `steps` steps over the candidate lists from `start` ends."""
+    city = start
+    for _ in range(steps):
+        row = space.candidates[city]
+        width = 0
+        while width < row.shape[0] and row[width] >= 0:
+            width += 1
+        if width:
+            city = row[np.random.randint(width)]
+    return city
+
+
+@njit(cache=True)
+def random_walk_double_bridge(space: Space, tour: Tour, active: Active) -> float:
+    """A double bridge whose four cuts lie near each other in space, anywhere in the tour.
+
+    Three cities come from random walks over the candidate lists from one random city (Applegate,
+    Cook and Rohe's random-walk kick); with it they cut the tour after each of them, and the
+    segments between the cuts are reordered as a double bridge. The new edges join cities that are
+    close, so the kick is mild. It costs up to O(n) for the reversal of the stretch between the
+    first and last cut (the shorter side of the tour). Returns the change in length (0.0 when two
+    cuts coincide and nothing was done).
+    """
+    n = tour.order.shape[0]
+    start = np.random.randint(n)
+    first = tour.pos[start]
+    cuts = np.empty(4, dtype=np.int64)
+    cuts[0] = 0
+    for m in range(1, 4):
+        cuts[m] = (tour.pos[_walk(space, start, WALK_STEPS)] - first) % n
+    cuts.sort()
+    for m in range(3):
+        if cuts[m] == cuts[m + 1]:
+            return 0.0
+    if cuts[3] == n - 1:
+        return 0.0
+    order = tour.order
+    return _double_bridge(
+        space,
+        tour,
+        active,
+        order[first],
+        order[(first + 1) % n],
+        order[(first + cuts[1]) % n],
+        order[(first + cuts[1] + 1) % n],
+        order[(first + cuts[2]) % n],
+        order[(first + cuts[2] + 1) % n],
+        order[(first + cuts[3]) % n],
+        order[(first + cuts[3] + 1) % n],
+    )

@@ -1,0 +1,35 @@
+"""What every move reads of an instance: its distances, a rounding margin and the candidate lists."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from amsolve.search.distances import EUCLIDEAN, EXPLICIT, DistanceView
+
+
+class Space(NamedTuple):
+    """An instance as the move kernels see it."""
+
+    points: np.ndarray  # distances' data, from DistanceView
+    code: int  # metric code
+    tolerance: float  # a move must change the length by less than -tolerance to count
+    candidates: np.ndarray  # (n, k) int64: each city's candidate partners, best first; -1 pads short rows
+
+
+def move_tolerance(view: DistanceView) -> float:
+    """How much a move must shorten a tour to count: 0 for integer distances, else a rounding margin.
+
+    For float distances the margin, 1e-12 of the largest coordinate or matrix entry, keeps rounding
+    noise from ever making a search go round in circles.
+    """
+    points = view.points
+    if view.code == EUCLIDEAN or (view.code == EXPLICIT and not np.array_equal(points, np.round(points))):
+        return 1e-12 * max(1.0, float(np.abs(points).max(initial=0.0)))
+    return 0.0
+
+
+def make_space(view: DistanceView, candidates: np.ndarray) -> Space:
+    """The kernels' view of an instance with the given candidate lists (n, k)."""
+    return Space(view.points, view.code, move_tolerance(view), np.ascontiguousarray(candidates, dtype=np.int64))

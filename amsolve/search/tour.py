@@ -1,0 +1,130 @@
+"""A tour as arrays, and the one primitive every move is made of: reversing a stretch of it.
+
+`order[i]` is the city at position i and `pos[c]` the position of city c. A reversal flips the
+shorter side of the tour, so it costs O(min(len, n - len)), and either side gives the same cyclic
+tour; the array may thus end up running the other way round, which is why moves name the edges
+they change by their cities, never by their positions.
+
+Every reversal is appended to a journal, and `undo` replays them backwards, so a move that does
+not pay is taken back in the time it took to make; `commit` forgets the journal. It has a fixed
+capacity: `journal_full` tells a search to stop making moves before it overflows (a full journal
+records nothing more, so what follows could not be undone).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+JOURNAL_MARGIN = 256
+"""Reversals a search may still make after checking `journal_full` (one Lin–Kernighan step's worth)."""
+
+
+class Tour(NamedTuple):
+    """A tour being improved in place."""
+
+    order: np.ndarray  # (n,) int64: city at each position
+    pos: np.ndarray  # (n,) int64: position of each city
+    journal: np.ndarray  # (capacity, 2) int64: (first, last) of each recorded reversal
+    state: np.ndarray  # (1,) int64: [journal length]
+
+
+def new_tour(order: np.ndarray, journal_capacity: int = 0) -> Tour:
+    """Arrays for `order` (copied), with room for `journal_capacity` reversals (at least 2 · JOURNAL_MARGIN)."""
+    order = np.array(order, dtype=np.int64)
+    pos = np.empty_like(order)
+    pos[order] = np.arange(len(order))
+    capacity = max(journal_capacity, 2 * JOURNAL_MARGIN)
+    return Tour(order, pos, np.zeros((capacity, 2), dtype=np.int64), np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def step(tour: Tour, city: int, direction: int) -> int:
+    """The city after `city` when walking the tour in `direction` (+1 forwards, -1 backwards)."""
+    n = tour.order.shape[0]
+    return tour.order[(tour.pos[city] + direction) % n]
+
+
+@njit(cache=True)
+def _reverse(order: np.ndarray, pos: np.ndarray, first: int, last: int) -> None:
+    """Reverse positions first..last (cyclic, inclusive), or the complement when that is shorter.
+
+    The choice depends on first and last alone, so reversing the same pair again restores the array.
+    """
+    n = order.shape[0]
+    length = (last - first) % n + 1
+    if 2 * length > n:
+        first, last, length = (last + 1) % n, (first - 1) % n, n - length
+    for _ in range(length // 2):
+        a, b = order[first], order[last]
+        order[first], order[last] = b, a
+        pos[b], pos[a] = first, last
+        first = first + 1 if first + 1 < n else 0
+        last = last - 1 if last > 0 else n - 1
+
+
+@njit(cache=True)
+def reverse(tour: Tour, first: int, last: int) -> None:
+    """Reverse positions first..last (see `_reverse`), journaled."""
+    length = tour.state[0]
+    if length < tour.journal.shape[0]:
+        tour.journal[length, 0] = first
+        tour.journal[length, 1] = last
+        tour.state[0] = length + 1
+    _reverse(tour.order, tour.pos, first, last)
+
+
+@njit(cache=True)
+def commit(tour: Tour) -> None:
+    """Keep what was done: forget the journal."""
+    tour.state[0] = 0
+
+
+@njit(cache=True)
+def journal_length(tour: Tour) -> int:
+    """How many reversals are journaled: a mark that `undo` can return to."""
+    return tour.state[0]
+
+
+@njit(cache=True)
+def journal_full(tour: Tour) -> bool:
+    """Whether a search must stop so that what it did can still be undone."""
+    return tour.state[0] >= tour.journal.shape[0] - JOURNAL_MARGIN
+
+
+@njit(cache=True)
+def undo(tour: Tour, mark: int) -> None:
+    """Take back the journaled reversals made after `mark`, newest first."""
+    while tour.state[0] > mark:
+        tour.state[0] -= 1
+        k = tour.state[0]
+        _reverse(tour.order, tour.pos, tour.journal[k, 0], tour.journal[k, 1])
+
+
+@njit(cache=True)
+def two_opt_move(tour: Tour, a: int, b: int, c: int, d: int) -> None:
+    """Replace tour edges (a, b) and (c, d) by (a, c) and (b, d).
+
+    b must follow a, and d follow c, in one common direction of travel (either one). When the two
+    edges share a city the move leaves the tour as it is, which `move_segment` relies on when the
+    segment moves next to its old place.
+    """
+    if step(tour, a, 1) == b:
+        reverse(tour, tour.pos[b], tour.pos[c])
+    else:
+        reverse(tour, tour.pos[c], tour.pos[b])
+
+
+@njit(cache=True)
+def move_segment(tour: Tour, p: int, s1: int, s2: int, nx: int, u: int, v: int, flip: bool) -> None:
+    """Move the segment s1..s2 from between p and nx to between u and v, as three 2-opt moves.
+
+    In one direction of travel the tour must read p, s1, ..., s2, nx, ..., u, v. Afterwards p is
+    joined to nx, and u..v holds the segment as u, s1..s2, v, or as u, s2..s1, v when `flip`.
+    """
+    two_opt_move(tour, p, s1, u, v)  # p u ... nx s2..s1 v
+    two_opt_move(tour, p, u, nx, s2)  # p nx ... u s2..s1 v
+    if not flip:
+        two_opt_move(tour, u, s2, s1, v)  # p nx ... u s1..s2 v
