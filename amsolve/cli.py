@@ -274,20 +274,22 @@ def explain(
     from amsolve.explain_figures import animate, check_gif_size
     from amsolve.explanation import check_size
     from amsolve.explanation import explain as explain_instance
+    from amsolve.figures import pyplot
     from amsolve.io import load_instance
     from amsolve.outputs import check_writable
     from amsolve.render import console, explanation_json, render_explained_step, render_explanation
 
     with user_errors():
-        chosen = load_instance(file, instance)
-        check_size(chosen.n)
         if step is not None and json_output:
             raise InputError("--step shows one step as a table; --json prints every step")
-        if step is not None and not 1 <= step <= chosen.n:
-            raise InputError(f"--step must be between 1 and {chosen.n}, the number of steps")
         if heads and gif is None and step is None:
             raise InputError("--heads adds the glimpse heads to --gif or --step; give one of them")
+        chosen = load_instance(file, instance)
+        check_size(chosen.n)
+        if step is not None and not 1 <= step <= chosen.n:
+            raise InputError(f"--step must be between 1 and {chosen.n}, the number of steps")
         if gif is not None:
+            pyplot()
             check_gif_size(chosen.n)
             check_writable([gif], force)
         explanation = explain_instance(chosen, model, glimpse=heads)
