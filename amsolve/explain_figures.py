@@ -53,7 +53,7 @@ class FrameDrawer:
         if heads and explanation.glimpse is None:
             raise ValueError("heads need an explanation made with glimpse=True")
         plt = pyplot()
-        from matplotlib import colormaps
+        from matplotlib import colormaps, patheffects
         from matplotlib.cm import ScalarMappable
         from matplotlib.colors import LogNorm
 
@@ -73,8 +73,6 @@ class FrameDrawer:
         self.current = self.axes.plot([], [], "o", mfc="none", mec="black", markersize=11, mew=2, zorder=5)[0]
         self.chosen = self.axes.plot([], [], "o", mfc="none", mec=CHOSEN_COLOR, markersize=13, mew=2.5, zorder=5)[0]
         self.off_reference = self.axes.plot([], [], "-", color=OFF_REFERENCE_COLOR, linewidth=2.6, zorder=3)[0]
-        from matplotlib import patheffects
-
         outline = [patheffects.withStroke(linewidth=2.5, foreground="white")]
         self.labels = [self.axes.text(0, 0, "", fontsize=8, zorder=6, path_effects=outline) for _ in range(3)]
         colorbar = self.figure.colorbar(self.scale, cax=self.colorbar_axes)
@@ -119,10 +117,12 @@ class FrameDrawer:
             )
             for head in range(heads)
         ]
+        self.head_notes = []
         if heads:
             text = "each glimpse head's attention over the cities\n(colour scaled to the head's largest weight)"
             middle = (left + columns * (cell_width + 0.12) / 2) / figure_width
-            self.figure.text(middle, 1 - (margin + 0.05) / figure_height, text, ha="center", va="top", fontsize=10)
+            top = 1 - (margin + 0.05) / figure_height
+            self.head_notes.append(self.figure.text(middle, top, text, ha="center", va="top", fontsize=10))
 
     def _scatter(self, axes: Any, area: float) -> Any:
         """All cities as one scatter, coloured by `_colour`."""
@@ -175,9 +175,9 @@ class FrameDrawer:
         visited = np.zeros(explanation.n, dtype=bool)
         visited[tour[: number - 1]] = True
         self._colour(self.cities, explanation.probabilities[number - 1], visited)
-        path = tour[: number - 1]
+        path = tour[: number - 1]  # the first city is marked once it is in the tour
         self.path.set_data(self.coords[path, 0], self.coords[path, 1])
-        self.first.set_data(self.coords[tour[:1], 0], self.coords[tour[:1], 1])
+        self.first.set_data(self.coords[path[:1], 0], self.coords[path[:1], 1])
         self.chosen.set_data([self.coords[step.chosen, 0]], [self.coords[step.chosen, 1]])
         if step.current is None:
             self.current.set_data([], [])
@@ -194,12 +194,14 @@ class FrameDrawer:
         labelled = [step.chosen, *step.candidates[1 : len(self.labels)].tolist()]
         for text, city in zip(self.labels, labelled + [None] * (len(self.labels) - len(labelled)), strict=False):
             self._label(text, city, bold=city == step.chosen)
-        for head, (scatter, marker, title, weights) in enumerate(
+        for artist in [*self.head_axes, *self.head_notes]:
+            artist.set_visible(True)
+        for head, (scatter, marker, head_title, weights) in enumerate(
             zip(self.head_cities, self.head_markers, self.head_titles, self._head_weights(number), strict=True)
         ):
             self._colour_head(scatter, weights, visited)
             marker.set_data([self.coords[step.chosen, 0]], [self.coords[step.chosen, 1]])
-            title.set_text(f"head {head + 1} · largest {weights.max():.2f}")
+            head_title.set_text(f"head {head + 1} · largest {weights.max():.2f}")
         at = "start" if step.current is None else f"at {ids[step.current]}"
         title = f"{explanation.instance.name} · step {number} of {explanation.n} · {at} → {ids[step.chosen]}"
         title += f"\np {format_probability(step.probability)} · entropy {step.entropy:.2f} nats"
@@ -232,17 +234,14 @@ class FrameDrawer:
             wrong = [(a, b) for a, b in edges if b not in neighbours[a]]
             self.off_reference.set_data(*self._segments(wrong))
             title += f" · {len(wrong)} of {explanation.n} edges off the {self._reference_name()} (red)"
-        for scatter, marker, title in zip(self.head_cities, self.head_markers, self.head_titles, strict=True):
-            self._colour(scatter, np.zeros(explanation.n), np.ones(explanation.n, dtype=bool))
-            marker.set_data([], [])
-            title.set_text("")
+        for artist in [*self.head_axes, *self.head_notes]:
+            artist.set_visible(False)  # the heads have nothing to show once the tour is closed
         self.axes.set_title(title, fontsize=11, color="black")
 
     def _head_weights(self, number: int) -> list[np.ndarray]:
         """Each head's glimpse attention (n,) at step `number`; none without heads."""
-        if not self.head_axes or self.explanation.glimpse is None:
-            return []
-        return list(self.explanation.glimpse[number - 1])
+        glimpse = self.explanation.glimpse
+        return list(glimpse[number - 1]) if self.head_axes and glimpse is not None else []
 
     def _label(self, text: Any, city: int | None, bold: bool = False) -> None:
         """Writes a city's id beside it (or hides the label)."""
