@@ -206,7 +206,7 @@ class FrameDrawer:
         title = f"{explanation.instance.name} · step {number} of {explanation.n} · {at} → {ids[step.chosen]}"
         title += f"\np {format_probability(step.probability)} · entropy {step.entropy:.2f} nats"
         if step.follows_reference is False:
-            title += f" · leaves the {self._reference_name()}"
+            title += f" · leaves the {explanation.reference_name}"
         self.axes.set_title(
             title, fontsize=11, color=OFF_REFERENCE_COLOR if step.follows_reference is False else "black"
         )
@@ -225,15 +225,14 @@ class FrameDrawer:
             self._label(text, None)
         neighbours = explanation.reference_neighbours
         title = f"{explanation.instance.name} · greedy tour · length {format_length(explanation.length)}"
-        reference = explanation.instance.reference_length
-        if reference:
-            gap = 100.0 * (explanation.length - reference) / reference
-            title += f"\n{self._reference_name().split()[0]} {format_length(reference)} · gap {gap:.2f} %"
+        if explanation.gap_pct is not None:
+            reference = format_length(explanation.instance.reference_length)
+            title += f"\n{explanation.reference_name.split()[0]} {reference} · gap {explanation.gap_pct:.2f} %"
         if neighbours is not None:
             edges = list(zip(closed[:-1].tolist(), closed[1:].tolist(), strict=True))
             wrong = [(a, b) for a, b in edges if b not in neighbours[a]]
             self.off_reference.set_data(*self._segments(wrong))
-            title += f" · {len(wrong)} of {explanation.n} edges off the {self._reference_name()} (red)"
+            title += f" · {len(wrong)} of {explanation.n} edges off the {explanation.reference_name} (red)"
         for artist in [*self.head_axes, *self.head_notes]:
             artist.set_visible(False)  # the heads have nothing to show once the tour is closed
         self.axes.set_title(title, fontsize=11, color="black")
@@ -252,9 +251,6 @@ class FrameDrawer:
         text.set_position((self.coords[city, 0] + offset, self.coords[city, 1] + offset))
         text.set_text(str(self.explanation.instance.ids[city]))
         text.set_fontweight("bold" if bold else "normal")
-
-    def _reference_name(self) -> str:
-        return "optimal tour" if self.explanation.instance.reference_is_optimal else "reference tour"
 
     def image(self) -> Any:
         """The figure as it is now, as an RGB Pillow image."""

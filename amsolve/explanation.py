@@ -49,7 +49,7 @@ class StepRecorder:
         return log_probs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ExplainedStep:
     """One step of greedy decoding: where the tour is, what the model chose, and how sure it was.
 
@@ -86,6 +86,17 @@ class Explanation:
     @property
     def n(self) -> int:
         return self.instance.n
+
+    @property
+    def gap_pct(self) -> float | None:
+        """100 · (length − reference) / reference, when a reference length is known."""
+        reference = self.instance.reference_length
+        return None if not reference else 100.0 * (self.length - reference) / reference
+
+    @property
+    def reference_name(self) -> str:
+        """How tables and pictures call the reference tour."""
+        return "optimal tour" if self.instance.reference_is_optimal else "reference tour"
 
     @cached_property
     def entropies(self) -> np.ndarray:

@@ -284,10 +284,6 @@ def format_probability(value: float) -> str:
     return f"{value:.3f}" if value >= 0.0005 else f"{value:.0e}"
 
 
-def _reference_name(explanation: Explanation) -> str:
-    return "optimal tour" if explanation.instance.reference_is_optimal else "reference tour"
-
-
 def _departure_note(explanation: Explanation, step: ExplainedStep) -> str:
     """The unvisited cities the reference tour goes to from the step's city, with the model's
     probabilities, most probable first, e.g. `49 0.249`; empty when both are visited."""
@@ -304,16 +300,15 @@ def _explanation_summary(explanation: Explanation) -> list[str]:
     """The lines under the `amsolve explain` table: length, gap, how far the tour follows the reference."""
     instance = explanation.instance
     line = f"tour length {format_length(explanation.length)}"
-    if instance.reference_length:
-        gap = 100.0 * (explanation.length - instance.reference_length) / instance.reference_length
-        line += f" · {_reference_name(explanation).split()[0]} {format_length(instance.reference_length)}"
-        line += f" · gap {gap:.2f} %"
+    if explanation.gap_pct is not None:
+        line += f" · {explanation.reference_name.split()[0]} {format_length(instance.reference_length)}"
+        line += f" · gap {explanation.gap_pct:.2f} %"
     lines = [line]
     departures = explanation.departures
     if explanation.follows_reference is not None:
         followed = explanation.n - 1 - len(departures)
         where = f"; first departure at step {departures[0]}" if departures else ""
-        lines.append(f"follows the {_reference_name(explanation)} at {followed} of {explanation.n - 1} steps{where}")
+        lines.append(f"follows the {explanation.reference_name} at {followed} of {explanation.n - 1} steps{where}")
     return lines
 
 
@@ -327,14 +322,15 @@ def render_explanation(explanation: Explanation) -> None:
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     table.add_column("next candidates", no_wrap=True)
     if reference:
-        table.add_column(_reference_name(explanation), overflow="fold")
+        table.add_column(explanation.reference_name, overflow="fold")
     departures = explanation.departures
     shown = shown_steps(explanation)
     previous = 0
     for number in shown:
         if number > previous + 1:
             skipped = number - previous - 1
-            table.add_row("⋮", "", "", "", "", f"[dim]{skipped} step{'s' * (skipped > 1)}[/dim]", *[""] * reference)
+            gap = f"[dim]{skipped} step{'s' * (skipped > 1)}[/dim]"
+            table.add_row("⋮", "", "", "", "", gap, *([""] if reference else []))
         previous = number
         step = explanation.step(number)
         others = zip(step.candidates[1:].tolist(), step.probabilities[1:].tolist(), strict=True)
@@ -382,9 +378,9 @@ def render_explained_step(explanation: Explanation, number: int) -> None:
     line = f"{where} · chooses {ids[step.chosen]}, p {format_probability(step.probability)}"
     line += f" · entropy {step.entropy:.2f} nats"
     if step.follows_reference is False:
-        line += f" · leaves the {_reference_name(explanation)} (its edges from here: ◆)"
+        line += f" · leaves the {explanation.reference_name} (its edges from here: ◆)"
     elif step.follows_reference:
-        line += f" · on the {_reference_name(explanation)}"
+        line += f" · on the {explanation.reference_name}"
     out.print(line)
     table = Table(title_justify="left")
     columns = ("rank", "city", "p") if step.current is None else ("rank", "city", "p", "distance")
@@ -392,7 +388,7 @@ def render_explained_step(explanation: Explanation, number: int) -> None:
         table.add_column(column, justify="right", no_wrap=True)
     neighbours = explanation.reference_neighbours
     if neighbours is not None and step.current is not None:
-        table.add_column(_reference_name(explanation), justify="center", no_wrap=True)
+        table.add_column(explanation.reference_name, justify="center", no_wrap=True)
     heads = None if explanation.glimpse is None else explanation.glimpse[number - 1]  # (heads, n)
     if heads is not None:
         for head in range(len(heads)):
