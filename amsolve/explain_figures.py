@@ -252,10 +252,18 @@ class FrameDrawer:
         text.set_text(str(self.explanation.instance.ids[city]))
         text.set_fontweight("bold" if bold else "normal")
 
-    def image(self) -> Any:
-        """The figure as it is now, as an RGB Pillow image."""
+    def draw(self, number: int) -> None:
+        """Step `number` (1 to n), or with n + 1 the closed tour."""
+        if number == self.explanation.n + 1:
+            self.draw_final()
+        else:
+            self.draw_step(number)
+
+    def image(self, number: int) -> Any:
+        """Frame `number` (as `draw` numbers them) as an RGB Pillow image."""
         from PIL import Image
 
+        self.draw(number)
         self.figure.canvas.draw()
         return Image.fromarray(np.asarray(self.figure.canvas.buffer_rgba())[..., :3].copy())
 
@@ -274,16 +282,11 @@ def animate(path: Path, explanation: Explanation, heads: bool = False, force: bo
     drawer = FrameDrawer(explanation, heads)
     drawer.figure.set_dpi(FRAME_DPI)
     try:
-        frames = []
-        for number in range(1, explanation.n + 1):
-            drawer.draw_step(number)
-            frames.append(drawer.image())
-        drawer.draw_final()
-        frames.append(drawer.image())
+        numbers = [*range(1, explanation.n + 1), explanation.n + 1]  # every step, then the closed tour
+        palette = _shared_palette([drawer.image(number) for number in (1, explanation.n // 2 + 1, numbers[-1])])
+        indexed = [drawer.image(number).quantize(palette=palette, dither=0) for number in numbers]  # 1 byte a pixel
     finally:
         drawer.close()
-    palette = _shared_palette(frames)
-    indexed = [frame.quantize(palette=palette, dither=0) for frame in frames]
     durations = [STEP_MILLISECONDS] * explanation.n + [LAST_FRAME_MILLISECONDS]
 
     def write(file: io.BufferedIOBase) -> None:
@@ -293,17 +296,16 @@ def animate(path: Path, explanation: Explanation, heads: bool = False, force: bo
         atomic_write(path, write)
     except OSError as error:
         raise InputError(f"{path}: cannot write: {error.strerror or error}") from None
-    return len(frames)
+    return len(indexed)
 
 
 def _shared_palette(frames: list[Any]) -> Any:
-    """One 256-colour palette for all frames, from a strip of the first, middle and last frames."""
+    """One 256-colour palette for all frames, from a strip of a few of them (first, middle, last)."""
     from PIL import Image
 
-    sample = [frames[0], frames[len(frames) // 2], frames[-1]]
-    width, height = sample[0].size
-    strip = Image.new("RGB", (width, height * len(sample)))
-    for index, frame in enumerate(sample):
+    width, height = frames[0].size
+    strip = Image.new("RGB", (width, height * len(frames)))
+    for index, frame in enumerate(frames):
         strip.paste(frame, (0, height * index))
     return strip.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=0)
 
@@ -311,8 +313,5 @@ def _shared_palette(frames: list[Any]) -> Any:
 def save_frame(path: Path, explanation: Explanation, number: int, heads: bool = False, force: bool = False) -> None:
     """Draws step `number` (or, with n + 1, the closed tour) of an explanation into a PNG file."""
     drawer = FrameDrawer(explanation, heads)
-    if number == explanation.n + 1:
-        drawer.draw_final()
-    else:
-        drawer.draw_step(number)
+    drawer.draw(number)
     save_figure(drawer.figure, path, force)
