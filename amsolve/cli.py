@@ -272,7 +272,6 @@ def explain(
     """Watch the model decide: greedy decoding of one instance, step by step, with its probabilities."""
     from amsolve.errors import InputError
     from amsolve.explain_figures import animate, check_gif_size
-    from amsolve.explanation import check_size
     from amsolve.explanation import explain as explain_instance
     from amsolve.figures import pyplot
     from amsolve.io import load_instance
@@ -285,7 +284,6 @@ def explain(
         if heads and gif is None and step is None:
             raise InputError("--heads adds the glimpse heads to --gif or --step; give one of them")
         chosen = load_instance(file, instance)
-        check_size(chosen.n)
         if step is not None and not 1 <= step <= chosen.n:
             raise InputError(f"--step must be between 1 and {chosen.n}, the number of steps")
         if gif is not None:
