@@ -22,6 +22,8 @@ _PUBLIC = {
     "Solution": "amsolve.solver",
     "DecodeOptions": "amsolve.decode.strategies",
     "decode": "amsolve.decode.strategies",
+    "explain": "amsolve.explanation",
+    "Explanation": "amsolve.explanation",
     "load_model": "amsolve.model.registry",
     "Instance": "amsolve.problem",
     "load_instances": "amsolve.io",

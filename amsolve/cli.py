@@ -247,6 +247,61 @@ def bench(
             plot_bench(plot, rows, force)
 
 
+@app.command()
+def explain(
+    file: Annotated[
+        Path,
+        typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or a Concorde-style dataset file.", show_default=False),
+    ],
+    instance: Annotated[int, typer.Option(help="Explain the K-th instance of a dataset file (from 1).")] = 1,
+    model: ModelOption = None,
+    json_output: JsonOption = False,
+    gif: Annotated[
+        Path | None,
+        typer.Option(help="Animate the decoding into this GIF file, one frame per step (needs matplotlib)."),
+    ] = None,
+    step: Annotated[int | None, typer.Option(help="Show step S in full: every candidate city.")] = None,
+    heads: Annotated[
+        bool,
+        typer.Option(
+            "--heads", help="Also each glimpse head's attention: small multiples in --gif, columns in --step."
+        ),
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --gif file.")] = False,
+) -> None:
+    """Watch the model decide: greedy decoding of one instance, step by step, with its probabilities."""
+    from amsolve.errors import InputError
+    from amsolve.explain_figures import animate, check_gif_size
+    from amsolve.explanation import explain as explain_instance
+    from amsolve.figures import pyplot
+    from amsolve.io import load_instance
+    from amsolve.outputs import check_writable
+    from amsolve.render import console, explanation_json, render_explained_step, render_explanation
+
+    with user_errors():
+        if step is not None and json_output:
+            raise InputError("--step shows one step as a table; --json prints every step")
+        if heads and gif is None and step is None:
+            raise InputError("--heads adds the glimpse heads to --gif or --step; give one of them")
+        chosen = load_instance(file, instance)
+        if step is not None and not 1 <= step <= chosen.n:
+            raise InputError(f"--step must be between 1 and {chosen.n}, the number of steps")
+        if gif is not None:
+            pyplot()
+            check_gif_size(chosen.n)
+            check_writable([gif], force)
+        explanation = explain_instance(chosen, model, glimpse=heads)
+        if json_output:
+            typer.echo(explanation_json(explanation))
+        elif step is not None:
+            render_explained_step(explanation, step)
+        else:
+            render_explanation(explanation)
+        if gif is not None:
+            frames = animate(gif, explanation, heads, force)
+            console.print(f"{gif}: {frames} frames")
+
+
 def _given_options(ctx: typer.Context) -> frozenset[str]:
     """The options typed on the command line, as opposed to left at their defaults."""
     # By name: Typer ships its own copy of click, whose ParameterSource is not click's.

@@ -6,12 +6,15 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from amsolve.bench import TSPLIB_TOTAL, BenchRow
+from amsolve.explanation import ExplainedStep, Explanation
 from amsolve.model.weights import WEIGHTS_FILE
+from amsolve.problem.distance import pair_distances
 from amsolve.solver import Solution
 from amsolve.train.trainer import TrainEvent, TrainSummary
 
@@ -246,3 +249,171 @@ def render_bench(rows: Sequence[BenchRow]) -> None:
 def bench_json(rows: Sequence[BenchRow]) -> str:
     """The `--json` document of `amsolve bench`."""
     return json.dumps({"rows": [row.as_json() for row in rows]})
+
+
+EXPLAIN_ROWS = 24
+"""`amsolve explain` shows tours of more steps than this shortened: first and last steps, the steps
+around the first departure from the reference tour and the later departures (or, without a
+reference, the most uncertain steps), with an ellipsis row for each gap."""
+
+EXPLAIN_HEAD, EXPLAIN_TAIL, EXPLAIN_UNCERTAIN = 5, 3, 8
+EXPLAIN_NEXT_CANDIDATES = 3
+
+
+def shown_steps(explanation: Explanation, rows: int = EXPLAIN_ROWS) -> list[int]:
+    """The step numbers the `amsolve explain` table shows (all of them for short tours)."""
+    n = explanation.n
+    if n <= rows:
+        return list(range(1, n + 1))
+    keep = set(range(1, EXPLAIN_HEAD + 1)) | set(range(n - EXPLAIN_TAIL + 1, n + 1))
+    departures = explanation.departures
+    if departures:
+        keep |= {departures[0] - 1, departures[0], departures[0] + 1}
+        extra = departures[1:]
+    else:
+        extra = (np.argsort(-explanation.entropies, kind="stable") + 1)[:EXPLAIN_UNCERTAIN].tolist()
+    for step in extra:
+        if len(keep) >= rows:
+            break
+        keep.add(step)
+    return sorted(step for step in keep if 1 <= step <= n)
+
+
+def format_probability(value: float) -> str:
+    """Three decimals, or one significant digit below 0.001 (`4e-05`)."""
+    return f"{value:.3f}" if value >= 0.0005 else f"{value:.0e}"
+
+
+def _departure_note(explanation: Explanation, step: ExplainedStep) -> str:
+    """The unvisited cities the reference tour goes to from the step's city, with the model's
+    probabilities, most probable first, e.g. `49 0.249`; empty when both are visited."""
+    neighbours = explanation.reference_neighbours
+    assert neighbours is not None and step.current is not None
+    probabilities = explanation.probabilities[step.number - 1]
+    ids = explanation.instance.ids
+    open_ones = [city for city in dict.fromkeys(neighbours[step.current].tolist()) if probabilities[city] > 0]
+    open_ones.sort(key=lambda city: -probabilities[city])
+    return " · ".join(f"{ids[city]} {format_probability(float(probabilities[city]))}" for city in open_ones)
+
+
+def _explanation_summary(explanation: Explanation) -> list[str]:
+    """The lines under the `amsolve explain` table: length, gap, how far the tour follows the reference."""
+    instance = explanation.instance
+    line = f"tour length {format_length(explanation.length)}"
+    if explanation.gap_pct is not None:
+        line += f" · {explanation.reference_name.split()[0]} {format_length(instance.reference_length)}"
+        line += f" · gap {explanation.gap_pct:.2f} %"
+    lines = [line]
+    departures = explanation.departures
+    if explanation.follows_reference is not None:
+        followed = explanation.n - 1 - len(departures)
+        where = f"; first departure at step {departures[0]}" if departures else ""
+        lines.append(f"follows the {explanation.reference_name} at {followed} of {explanation.n - 1} steps{where}")
+    return lines
+
+
+def render_explanation(explanation: Explanation) -> None:
+    """The table of `amsolve explain`, on stdout: one row per step, long tours shortened."""
+    instance, ids = explanation.instance, explanation.instance.ids
+    reference = explanation.follows_reference is not None
+    title = f"amsolve explain · {instance.name} · {instance.n} cities · model {explanation.model} · greedy"
+    table = Table(title=title, title_justify="left")
+    for column in ("step", "at", "chooses", "p", "entropy"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    table.add_column("next candidates", no_wrap=True)
+    if reference:
+        table.add_column(explanation.reference_name, overflow="fold")
+    departures = explanation.departures
+    shown = shown_steps(explanation)
+    previous = 0
+    for number in shown:
+        if number > previous + 1:
+            skipped = number - previous - 1
+            gap = f"[dim]{skipped} step{'s' * (skipped > 1)}[/dim]"
+            table.add_row("⋮", "", "", "", "", gap, *([""] if reference else []))
+        previous = number
+        step = explanation.step(number)
+        others = zip(step.candidates[1:].tolist(), step.probabilities[1:].tolist(), strict=True)
+        row = [
+            str(number),
+            "–" if step.current is None else str(ids[step.current]),
+            str(ids[step.chosen]),
+            format_probability(step.probability),
+            f"{step.entropy:.2f}",
+            " · ".join(f"{ids[city]} {format_probability(p)}" for city, p in list(others)[:EXPLAIN_NEXT_CANDIDATES]),
+        ]
+        style = None
+        if reference:
+            if step.follows_reference is None:
+                row.append("–")
+            elif step.follows_reference:
+                row.append("[green]✓[/green]")
+            else:
+                first = departures[0] == number
+                style = "bold red" if first else "red"
+                label = "✗ first departure" if first else "✗"
+                note = _departure_note(explanation, step)
+                row.append(f"{label} → {note}" if note else label)
+        table.add_row(*row, style=style)
+    out = Console(width=max(console.width, 130))
+    out.print(table)
+    for line in _explanation_summary(explanation):
+        out.print(line)
+    if len(shown) < explanation.n:
+        out.print(f"[dim]{len(shown)} of {explanation.n} steps shown; --step S shows one in full, --json all[/dim]")
+
+
+def render_explained_step(explanation: Explanation, number: int) -> None:
+    """One step of `amsolve explain --step S` in full: every candidate, its distance and, when
+    recorded, each head's glimpse attention on it."""
+    instance, ids = explanation.instance, explanation.instance.ids
+    step = explanation.step(number)
+    out = Console(width=max(console.width, 130))
+    out.print(f"amsolve explain · {instance.name} · step {number} of {instance.n} · model {explanation.model}")
+    if step.current is None:
+        where = "no city yet: the context is the graph and two learned placeholders"
+    else:
+        visited = explanation.tour[: number - 1]
+        where = f"at city {ids[step.current]} after {number - 1} cities ({short_tour(ids[visited].tolist(), False, 4)})"
+    line = f"{where} · chooses {ids[step.chosen]}, p {format_probability(step.probability)}"
+    line += f" · entropy {step.entropy:.2f} nats"
+    if step.follows_reference is False:
+        line += f" · leaves the {explanation.reference_name} (its edges from here: ◆)"
+    elif step.follows_reference:
+        line += f" · on the {explanation.reference_name}"
+    out.print(line)
+    table = Table(title_justify="left")
+    columns = ("rank", "city", "p") if step.current is None else ("rank", "city", "p", "distance")
+    for column in columns:
+        table.add_column(column, justify="right", no_wrap=True)
+    neighbours = explanation.reference_neighbours
+    if neighbours is not None and step.current is not None:
+        table.add_column(explanation.reference_name, justify="center", no_wrap=True)
+    heads = None if explanation.glimpse is None else explanation.glimpse[number - 1]  # (heads, n)
+    if heads is not None:
+        for head in range(len(heads)):
+            table.add_column(f"h{head + 1}", justify="right", no_wrap=True)
+    if step.current is not None:
+        current = np.full(len(step.candidates), step.current)
+        distances = pair_distances(instance.coords, instance.metric, current, step.candidates).tolist()
+    for rank, (city, probability) in enumerate(zip(step.candidates.tolist(), step.probabilities.tolist(), strict=True)):
+        row = [str(rank + 1), str(ids[city]), format_probability(probability)]
+        if step.current is not None:
+            row.append(format_length(distances[rank]))
+        if neighbours is not None and step.current is not None:
+            row.append("◆" if city in neighbours[step.current] else "")
+        if heads is not None:
+            row += [f"{weight:.3f}" for weight in heads[:, city].tolist()]
+        table.add_row(*row, style="bold" if city == step.chosen else None)
+    out.print(table)
+    if heads is None:
+        out.print("[dim]--heads adds each glimpse head's attention on every candidate[/dim]")
+    else:
+        out.print(
+            f"h1–h{len(heads)}: the attention each glimpse head gives the city (over the unvisited cities, sums to 1)"
+        )
+
+
+def explanation_json(explanation: Explanation) -> str:
+    """The `--json` document of `amsolve explain`."""
+    return json.dumps(explanation.as_json())

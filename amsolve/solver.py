@@ -161,6 +161,14 @@ def solve_instances(
     return [solutions[index] for index in range(len(instances))]
 
 
+def as_instance(problem: Instance | np.ndarray | Sequence[Sequence[float]]) -> Instance:
+    """An Instance as given, or one made of coordinates (n, 2): float Euclidean, cities numbered from 1."""
+    if isinstance(problem, Instance):
+        return problem
+    coords = np.asarray(problem, dtype=np.float64)
+    return Instance(name="instance", coords=coords, metric="EUCLIDEAN", ids=np.arange(1, len(coords) + 1))
+
+
 def solve(
     problem: Instance | np.ndarray | Sequence[Sequence[float]],
     options: SolveOptions | None = None,
@@ -171,9 +179,7 @@ def solve(
     Keyword arguments change fields of `options` (default: the default pipeline) or of its
     DecodeOptions, e.g. `solve(points, strategy="beam", beam_width=32, local_search="none")`.
     """
-    if not isinstance(problem, Instance):
-        coords = np.asarray(problem, dtype=np.float64)
-        problem = Instance(name="instance", coords=coords, metric="EUCLIDEAN", ids=np.arange(1, len(coords) + 1))
+    problem = as_instance(problem)
     options = options or SolveOptions()
     solve_fields = {item.name for item in fields(SolveOptions)}
     decode_fields = {item.name for item in fields(DecodeOptions)}

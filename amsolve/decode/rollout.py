@@ -5,13 +5,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 
-from amsolve.model.decoder import Decoder, DecoderCache
+from amsolve.model.decoder import DecoderCache
 
 Selector = Callable[[torch.Tensor], torch.Tensor]
 """Picks the next city (batch, s) from log-probabilities (batch, s, n)."""
+
+
+class DecoderStep(Protocol):
+    """What the rollout loop asks of a decoder: `Decoder.log_probs`, one step for every rollout.
+
+    The model's `Decoder` is one; `amsolve explain` passes one that also records each step.
+    """
+
+    def log_probs(self, cache: DecoderCache, query: torch.Tensor, mask: torch.Tensor) -> torch.Tensor: ...
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,7 @@ def gather_rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 
 
 def rollout(
-    decoder: Decoder,
+    decoder: DecoderStep,
     cache: DecoderCache,
     rollouts: int,
     select: Selector,

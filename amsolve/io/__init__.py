@@ -2,7 +2,7 @@
 
 from amsolve.io.csvfile import read_csv
 from amsolve.io.dataset import parse_dataset_line, read_dataset, write_dataset
-from amsolve.io.formats import FORMATS, detect_format, load_instances
+from amsolve.io.formats import FORMATS, detect_format, load_instance, load_instances
 from amsolve.io.tour import read_tour, write_tour
 from amsolve.io.tsplib import find_opt_tour, read_tsplib
 
@@ -10,6 +10,7 @@ __all__ = [
     "FORMATS",
     "detect_format",
     "find_opt_tour",
+    "load_instance",
     "load_instances",
     "parse_dataset_line",
     "read_csv",

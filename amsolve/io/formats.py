@@ -57,3 +57,15 @@ def load_instances(path: str | Path, fmt: str = "auto", limit: int | None = None
     if fmt == "dataset":
         return read_dataset(path, limit)
     return [_SINGLE_INSTANCE_READERS[fmt](path)]
+
+
+def load_instance(path: str | Path, number: int = 1) -> Instance:
+    """The `number`-th instance (from 1) of a file, its format detected; an InputError if there is none."""
+    path = Path(path)
+    if number < 1:
+        raise InputError(f"--instance must be at least 1, not {number}")
+    instances = load_instances(path, limit=number)
+    if len(instances) < number:
+        held = f"{len(instances)} instance{'s' * (len(instances) != 1)}"
+        raise InputError(f"{path}: holds {held}, so there is no instance {number}")
+    return instances[number - 1]

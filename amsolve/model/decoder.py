@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import torch
 import torch.nn.functional as F
@@ -86,27 +87,41 @@ class Decoder(nn.Module):
             query_start=query_graph + self.project_step(self.placeholder).view(1, 1, dim),
         )
 
-    def log_probs(self, cache: DecoderCache, query: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    @overload
+    def log_probs(self, cache: DecoderCache, query: torch.Tensor, mask: torch.Tensor) -> torch.Tensor: ...
+
+    @overload
+    def log_probs(
+        self, cache: DecoderCache, query: torch.Tensor, mask: torch.Tensor, with_glimpse: Literal[True]
+    ) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+    def log_probs(
+        self, cache: DecoderCache, query: torch.Tensor, mask: torch.Tensor, with_glimpse: bool = False
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """Log-probabilities (batch, s, n) of the next city for s rollouts per instance.
 
         `query` (batch, s, dim) is the projected context; `mask` (batch, s, n) is an additive
         mask, −inf for cities already in the tour (probability zero) and 0 elsewhere. Adding a
         float mask costs a tenth of a boolean `masked_fill` over the heads on this CPU. The
         glimpse uses the fused attention kernel where it pays (see FUSED_ATTENTION_SCORES).
+        With `with_glimpse`, also each head's glimpse attention over the cities (batch, heads,
+        s, n), the step then computed by the plain softmax (`amsolve explain` shows it).
         """
         batch, rollouts, dim = query.shape
         head_dim = dim // self.n_heads
         heads = query.view(batch, rollouts, self.n_heads, head_dim).transpose(1, 2)  # (b, h, s, hd)
-        if rollouts * cache.n >= FUSED_ATTENTION_SCORES:
+        if rollouts * cache.n >= FUSED_ATTENTION_SCORES and not with_glimpse:
             glimpse = F.scaled_dot_product_attention(
                 heads, cache.glimpse_keys, cache.glimpse_values, attn_mask=mask.unsqueeze(1), scale=1.0
             )  # (b, h, s, hd)
         else:
             scores = (heads @ cache.glimpse_keys.transpose(-1, -2)).add_(mask.unsqueeze(1))  # (b, h, s, n)
-            glimpse = scores.softmax(dim=-1) @ cache.glimpse_values  # (b, h, s, hd)
+            attention = scores.softmax(dim=-1)  # (b, h, s, n)
+            glimpse = attention @ cache.glimpse_values  # (b, h, s, hd)
         glimpse = glimpse.transpose(1, 2).reshape(batch, rollouts, dim)  # (b, s, dim)
         logits = torch.tanh(glimpse @ cache.logit_keys) * self.tanh_clip  # (b, s, n)
-        return (logits + mask).log_softmax(dim=-1)
+        log_probs = (logits + mask).log_softmax(dim=-1)  # (b, s, n)
+        return (log_probs, attention) if with_glimpse else log_probs
 
 
 def visited_mask(visited: torch.Tensor) -> torch.Tensor:
