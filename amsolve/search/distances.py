@@ -82,13 +82,13 @@ def coordinate_view(coords: np.ndarray, metric: str) -> DistanceView:
     return DistanceView(kernel_points(coords, code), code)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _nint(x: float) -> float:
     """TSPLIB's nint: halves round up."""
     return np.floor(x + 0.5)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
     """Distance between cities i and j, as `amsolve.problem.distance.pair_distances` defines it."""
     if i == j:

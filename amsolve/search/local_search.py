@@ -54,6 +54,8 @@ _SECONDS_PER_CALL = 0.002
 _KICK_JOURNAL = 1 << 16
 """Reversals a kick and the search after it may make before the search stops to stay undoable."""
 
+_KICK_MIX = 0
+
 _PROGRESS_EVERY = 0.5
 """Seconds between two progress reports of a long search."""
 
@@ -114,7 +116,7 @@ def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: i
     total = 0.0
     for row in randoms:
         commit(tour)
-        delta = random_walk_double_bridge(space, tour, active) if row[0] % 2 == 0 else segment_double_bridge(space, tour, active)
+        delta = random_walk_double_bridge(space, tour, active) if _KICK_MIX > row[0] % 100 else segment_double_bridge(space, tour, active)
         delta += _drain(space, tour, active, scratch, method, 1 << 62, True)
         if delta <= 0.0:
             total += delta

@@ -38,6 +38,8 @@ MAX_DEPTH = 50
 BREADTH = (5, 3, 1)
 """How many choices are tried at the first, second and every deeper level."""
 
+THREE_OPT_FIRST = True
+
 _MAX_FLIPS = MAX_DEPTH + 4
 """Most tentative 2-opt moves on the stack: a 3-opt first exchange takes three."""
 
@@ -108,7 +110,7 @@ def _vstep(order: np.ndarray, pos: np.ndarray, flips: np.ndarray, depth: int, ci
     return order[p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _vmove(tour: Tour, scratch: Scratch, a: int, b: int, c: int, d: int) -> None:
     """Tentatively replace edges (a, b) and (c, d) by (a, c) and (b, d) (as `two_opt_move`)."""
     order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
@@ -164,7 +166,7 @@ def _offer(scratch: Scratch, level: int, count: int, score: float, t3: int, t5: 
     return min(count + 1, width)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose(
     space: Space, tour: Tour, scratch: Scratch, level: int, t1: int, t2: int, gain: float, n_added: int
 ) -> int:
@@ -177,8 +179,11 @@ def _choose(
     order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
     direction = _direction(order, pos, flips, depth, t1, t2)
     after_t2 = _vstep(order, pos, flips, depth, t2, direction)
+    candidates = space.candidates
+    width = candidates.shape[1]
     count = 0
-    for t3 in space.candidates[t2]:
+    for k3 in range(width):
+        t3 = candidates[t2, k3]
         if t3 < 0:
             break
         if t3 == t1 or t3 == after_t2:
@@ -189,13 +194,14 @@ def _choose(
         t4 = _vstep(order, pos, flips, depth, t3, -direction)  # the neighbour that closes as a 2-opt move
         if not _was_added(scratch, n_added, t3, t4):
             count = _offer(scratch, level, count, dist(points, code, t3, t4) - d23, t3, -1, -1)
-        if level > 0:
+        if level > 0 or not THREE_OPT_FIRST:
             continue
         t4 = _vstep(order, pos, flips, depth, t3, direction)  # the other one: t5 must then lie between t2 and t3
         if t4 == t1:
             continue
         g2 = gain - d23 + dist(points, code, t3, t4)
-        for t5 in space.candidates[t4]:
+        for k5 in range(width):
+            t5 = candidates[t4, k5]
             if t5 < 0:
                 break
             if t5 == t3 or t5 == t4 or not _between(pos, flips, depth, direction, t2, t5, t3):
@@ -211,17 +217,17 @@ def _choose(
     return count
 
 
-@njit(cache=True)
-def _exchange(tour: Tour, scratch: Scratch, t1: int, t2: int, choice: np.ndarray, n_added: int) -> int:
-    """Tentatively make the chosen exchange from free end t2, recording the edges it adds; returns
-    the new free end.
+@njit(cache=True, inline="always")
+def _exchange(tour: Tour, scratch: Scratch, t1: int, t2: int, level: int, index: int, n_added: int) -> int:
+    """Tentatively make choice `index` of `level` from free end t2, recording the edges it adds;
+    returns the new free end.
 
     A 2-opt exchange joins t2 to t3 and removes (t4, t3), t4 the new free end. A 3-opt exchange
     joins t2 to t3 and t4 = the city after t3 to t5, removes (t5, t6), and t6 is the new free end.
     """
     order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
     direction = _direction(order, pos, flips, depth, t1, t2)
-    t3, t5, t6 = choice[0], choice[1], choice[2]
+    t3, t5, t6 = scratch.choices[level, index, 0], scratch.choices[level, index, 1], scratch.choices[level, index, 2]
     scratch.added[n_added, 0], scratch.added[n_added, 1] = t2, t3
     if t5 < 0:
         t4 = _vstep(order, pos, flips, depth, t3, -direction)
@@ -239,7 +245,7 @@ def _exchange(tour: Tour, scratch: Scratch, t1: int, t2: int, choice: np.ndarray
     return t6
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keep(tour: Tour, scratch: Scratch, count: int) -> None:
     """Make the first `count` tentative moves on the tour itself and clear the stack."""
     scratch.depth[0] = 0
@@ -258,26 +264,25 @@ def _step_from(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> 
     g0 = dist(points, code, t1, t2)
     count0 = _choose(space, tour, scratch, 0, t1, t2, g0, 0)
     for i0 in range(count0):
-        first = scratch.choices[0, i0].copy()
+        t3, t5, t6 = scratch.choices[0, i0, 0], scratch.choices[0, i0, 1], scratch.choices[0, i0, 2]
         g1 = g0 + scratch.scores[0, i0]
-        added0 = 1 if first[1] < 0 else 2
-        free0 = _exchange(tour, scratch, t1, t2, first, 0)
+        added0 = 1 if t5 < 0 else 2
+        free0 = _exchange(tour, scratch, t1, t2, 0, i0, 0)
         depth0 = scratch.depth[0]
-        touched0 = 2
-        for city in (first[0], first[1], first[2], free0):
-            if city >= 0:
-                scratch.touched[touched0] = city
-                touched0 += 1
+        scratch.touched[2], scratch.touched[3] = t3, free0
+        touched0 = 4
+        if t5 >= 0:
+            scratch.touched[4], scratch.touched[5] = t5, t6
+            touched0 = 6
         closed = g1 - dist(points, code, free0, t1)
         if closed > best_gain:
             best_gain, best_depth, best_touched = closed, depth0, touched0
         count1 = _choose(space, tour, scratch, 1, t1, free0, g1, added0) if g1 > best_gain else 0
         for i1 in range(count1):
-            second = scratch.choices[1, i1]
             gain = g1 + scratch.scores[1, i1]
-            free = _exchange(tour, scratch, t1, free0, second, added0)
+            free = _exchange(tour, scratch, t1, free0, 1, i1, added0)
             n_added = added0 + 1
-            scratch.touched[touched0], scratch.touched[touched0 + 1] = second[0], free
+            scratch.touched[touched0], scratch.touched[touched0 + 1] = scratch.choices[1, i1, 0], free
             n_touched = touched0 + 2
             closed = gain - dist(points, code, free, t1)
             if closed > best_gain:
@@ -286,7 +291,7 @@ def _step_from(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> 
                 if _choose(space, tour, scratch, 2, t1, free, gain, n_added) == 0:
                     break
                 gain += scratch.scores[2, 0]
-                free = _exchange(tour, scratch, t1, free, scratch.choices[2, 0], n_added)
+                free = _exchange(tour, scratch, t1, free, 2, 0, n_added)
                 n_added += 1
                 scratch.touched[n_touched], scratch.touched[n_touched + 1] = scratch.choices[2, 0, 0], free
                 n_touched += 2
