@@ -15,7 +15,19 @@ from amsolve.errors import InputError
 from amsolve.files import atomic_write
 from amsolve.solver import Solution
 
-TAB10 = ("blue", "orange", "green", "red", "purple", "brown", "pink", "gray", "olive", "cyan")
+GAP_FLOOR_PCT = 0.001
+"""A log axis cannot show a gap of 0 (nor a negative one, against a reference that is not optimal):
+gaps at or below this are drawn on it, on a dotted line whose tick reads "≤ 0.001 %"."""
+
+PIPELINE_COLOURS = (
+    *(f"tab:{hue}" for hue in ("blue", "orange", "green", "red", "purple", "brown", "pink", "gray", "olive", "cyan")),
+    "black",
+    "darkgoldenrod",
+)
+"""One colour per pipeline; more than 12 pipelines reuse them."""
+DATASET_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+DATASET_LINES = ("-", "--", ":", "-.")
+FRONTIER_COLOUR = "0.35"
 
 
 def pyplot() -> ModuleType:
@@ -66,18 +78,6 @@ def plot_tour(path: Path, solution: Solution, force: bool) -> None:
     axes.set_xticks([])
     axes.set_yticks([])
     save_figure(figure, path, force)
-
-
-GAP_FLOOR_PCT = 0.001
-"""A log axis cannot show a gap of 0 (nor a negative one, against a reference that is not optimal):
-gaps at or below this are drawn on it, on a dotted line whose tick reads "≤ 0.001 %"."""
-
-PIPELINE_COLOURS = (*[f"tab:{name}" for name in TAB10], "black", "#b8860b")
-"""One colour per pipeline; more than 12 pipelines reuse them."""
-
-DATASET_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-DATASET_LINES = ("-", "--", ":", "-.")
-FRONTIER_COLOUR = "0.35"
 
 
 def log_ticks(low: float, high: float) -> list[float]:
@@ -261,11 +261,15 @@ def time_quality_figure(
 
 def _legends_beside(figure: Any, axis: Any, legends: list[tuple[str, list[Any]]], notes: list[str]) -> None:
     """Legends (title, handles) stacked top-down to the right of the axes, then lines of notes."""
+    from matplotlib.legend import Legend
+
     renderer = figure.canvas.get_renderer()
     top = 1.0
     for title, handles in legends:
-        legend = axis.legend(
-            handles=handles,
+        legend = Legend(
+            axis,
+            handles,
+            [handle.get_label() for handle in handles],
             title=title,
             loc="upper left",
             bbox_to_anchor=(1.03, top),
@@ -277,6 +281,7 @@ def _legends_beside(figure: Any, axis: Any, legends: list[tuple[str, list[Any]]]
             title_fontproperties={"weight": "bold", "size": 8.5},
         )
         axis.add_artist(legend)
+        legend.set_clip_on(False)  # add_artist clips to the axes, which would cut it out of the saved picture
         bottom = legend.get_window_extent(renderer).y0
         top = axis.transAxes.inverted().transform((0, bottom))[1] - 0.05
     if notes:

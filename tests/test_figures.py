@@ -41,7 +41,8 @@ def identity_row(dataset: Dataset) -> BenchRow:
         Solution(instance, tour, instance.tour_length(tour), "identity", "none", 1e-4)
         for instance, tour in zip(dataset.instances, tours, strict=True)
     ]
-    return bench_row(dataset, solutions, 1e-4 * len(solutions), "identity tour", 1, "cpu", neural=False)
+    label = "the identity tour, a peer without the network (a label wider than any note)"
+    return bench_row(dataset, solutions, 1e-4 * len(solutions), label, 1, "cpu", neural=False)
 
 
 def test_the_chart_of_one_pipeline_on_one_dataset(tmp_path, model_dir) -> None:
@@ -75,8 +76,11 @@ def test_the_chart_of_twelve_pipelines_on_four_datasets_keeps_its_legends_off_th
     assert len(axis.get_legend_handles_labels()[0]) == 0  # every label is in the legends beside the axes
     legends = [artist for artist in axis.artists if type(artist).__name__ == "Legend"]
     assert len(legends) == 2
+    saved = figure.get_tightbbox(renderer)  # inches: what the PNG will hold
     for legend in legends:
-        assert legend.get_window_extent(renderer).x0 > plotted.x1
+        box = legend.get_window_extent(renderer)
+        assert box.x0 > plotted.x1  # beside the axes, not over a marker
+        assert box.x1 <= saved.x1 * figure.dpi + 1 and box.y0 >= saved.y0 * figure.dpi - 1  # and not cut off
     assert all(label.get_text() for label in axis.get_yticklabels())
     assert axis.get_yticklabels()[0].get_text() == "≤ 0.001 %"
 
