@@ -112,6 +112,7 @@ def main() -> None:
         datasets.append(Dataset("uniform500", large, tsplib=False))
 
     print(f"machine: {machine_description()}")
+    load_at_start = os.getloadavg()[0]
     print(f"load average (1, 5, 15 min) at the start: {load()}")
     print("| dataset | solver | instances | mean gap % | worst gap % | s / instance |")
     print("|---|---|---|---|---|---|")
@@ -140,7 +141,8 @@ def main() -> None:
             args.plot,
             force=True,
             whiskers=args.whiskers,
-            title="amsolve, LKH-3 and nearest neighbour + 2-opt on uniform instances",
+            title="amsolve, LKH-3 and nearest neighbour + 2-opt on uniform instances "
+            f"(load average {load_at_start:.2f} → {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)",
         )
 
 
