@@ -202,15 +202,24 @@ def bench(
         Path | None, typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")
     ] = None,
     csv_out: Annotated[Path | None, typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
-    plot: Annotated[Path | None, typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="Draw mean gap against seconds per instance into this PNG file: one marker per pipeline and "
+            "dataset (TSPLIB instances as their total), the best gap within each time as a line."
+        ),
+    ] = None,
+    whiskers: Annotated[
+        bool, typer.Option("--whiskers", help="With --plot: a line from each marker up to the worst instance's gap.")
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing --csv and --plot files.")] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Measure gaps and times against reference tours and TSPLIB optima."""
-    from amsolve.bench import collect_datasets, default_datasets, read_optima, run_bench, write_csv
+    from amsolve.bench import chart_points, collect_datasets, default_datasets, read_optima, run_bench, write_csv
     from amsolve.decode.strategies import DecodeOptions
     from amsolve.device import resolve_device
-    from amsolve.figures import plot_bench, pyplot
+    from amsolve.figures import pyplot, time_quality_chart
     from amsolve.io.dataset import check_limit
     from amsolve.outputs import check_writable
     from amsolve.pipeline import parse_pipelines
@@ -244,7 +253,7 @@ def bench(
         if csv_out is not None:
             write_csv(csv_out, rows, force)
         if plot is not None:
-            plot_bench(plot, rows, force)
+            time_quality_chart(chart_points(rows), plot, force, whiskers=whiskers)
 
 
 @app.command()

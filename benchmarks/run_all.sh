@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Every measurement behind the README's tables, into benchmarks/results/ (about 30 minutes on
-# 2 cores). Needs ../shared beside the repository, `pip install '.[bench,plot]'` and GNU time
-# (/usr/bin/time). Each table is written to a temporary file and moved into place only when its
-# command succeeded, and PROVENANCE.txt records the commit, the weights and the machine.
+# Every measurement behind the README's tables, into benchmarks/results/, and its pictures, into
+# docs/ (about 30 minutes on 2 cores). Needs ../shared beside the repository,
+# `pip install '.[bench,plot]'` and GNU time (/usr/bin/time). Each table is written to a temporary
+# file and moved into place only when its command succeeded, and PROVENANCE.txt records the commit,
+# the weights and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared
@@ -36,9 +37,14 @@ publish tsplib.md
 # The default pipeline on the uniform test sets.
 amsolve bench "$shared/data" --decode multistartx8+2opt+oropt --json | md > "$(tmp pipeline_uniform.md)"
 publish pipeline_uniform.md
-# Against LKH-3 and nearest neighbour + 2-opt, in one run.
-python benchmarks/compare.py > "$(tmp compare.md)"
+# Against LKH-3 and nearest neighbour + 2-opt, in one run, with the README's time–quality chart.
+python benchmarks/compare.py --plot docs/time_quality.png > "$(tmp compare.md)"
 publish compare.md
+# The README's drawn tour: the default pipeline on dsj1000.
+amsolve solve "$shared/tsplib/dsj1000.tsp" --plot docs/tour_dsj1000.png --force --json \
+    | python -c "import json,sys; d=json.load(sys.stdin)['instances'][0]; print(d['name'], d['n'], d['decode'], d['length'], d['seconds'])" \
+    > "$(tmp tour_dsj1000.txt)"
+publish tour_dsj1000.txt
 # Speed.
 python benchmarks/decode_throughput.py --threads 2 > "$(tmp decode_throughput.md)"
 publish decode_throughput.md
