@@ -143,9 +143,11 @@ def _require(condition: bool, where: str, message: str) -> None:
 def _keys(table: Any, allowed: set[str], required: set[str], where: str) -> dict[str, Any]:
     """`table` checked to be a JSON object with the required keys and no others."""
     _require(isinstance(table, dict), where, "expected a JSON object")
-    unknown, missing = set(table) - allowed, required - set(table)
-    _require(not unknown, where, f"unknown key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(allowed))}")
-    _require(not missing, where, f"missing key {sorted(missing)[0]!r}")
+    unknown, missing = sorted(set(table) - allowed), sorted(required - set(table))
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
+    if missing:
+        raise InputError(f"{where}: missing key {missing[0]!r}")
     return table
 
 
@@ -170,8 +172,9 @@ def _parse_phase(table: Any, index: int, datasets: dict[str, DataSet], where: st
             _require(datasets[value].nodes == options.get("nodes", TrainOptions.nodes), where,
                      f"{option} {value!r} has {datasets[value].nodes} cities per instance, the phase's nodes "
                      f"{options.get('nodes', TrainOptions.nodes)}")  # fmt: skip
+    start = {"init_from": "the phase before"} if index > 1 else {}
     try:
-        TrainOptions(**options, epochs=epochs).validate()
+        TrainOptions(**options, **start, epochs=epochs).validate()
     except (InputError, TypeError) as error:
         raise InputError(f"{where}: {error}") from None
     changes, last = [], 1
@@ -182,7 +185,7 @@ def _parse_phase(table: Any, index: int, datasets: dict[str, DataSet], where: st
         settings = {key: value for key, value in change.items() if key != "from_epoch"}
         _require(bool(settings), where, f"the change from epoch {first} changes nothing")
         try:
-            TrainOptions(**{**options, **settings}, epochs=epochs).validate()
+            TrainOptions(**{**options, **settings}, **start, epochs=epochs).validate()
         except (InputError, TypeError) as error:
             raise InputError(f"{where}, from epoch {first}: {error}") from None
         changes.append((first, settings))
@@ -194,7 +197,7 @@ def parse_recipe(document: Any, where: str) -> Recipe:
     """A recipe from its JSON document; an InputError naming `where` and the first problem."""
     document = _keys(document, {"name", "about", "datasets", "phases"}, {"name", "phases"}, where)
     datasets = {}
-    for name, table in document.get("datasets", {}).items():
+    for name, table in _keys(document.get("datasets", {}), set(document.get("datasets", {})), set(), where).items():
         data_where = f"{where}: data set {name!r}"
         table = _keys(table, {"nodes", "count", "seed", "fast", "note"}, {"nodes", "count", "seed"}, data_where)
         datasets[name] = DataSet(
