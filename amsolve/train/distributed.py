@@ -74,6 +74,22 @@ class Distributed:
             raise error
         return result
 
+    def on_main(self, produce: Callable[[], T]) -> T | None:
+        """`produce()` run on rank 0 alone, its result there (None elsewhere); every rank waits for
+        it and raises its AmsolveError."""
+        if not self.active:
+            return produce()
+        result, box = None, [None]
+        if self.is_main:
+            try:
+                result = produce()
+            except AmsolveError as error:
+                box[0] = error
+        dist.broadcast_object_list(box, src=0, device=self.device)
+        if box[0] is not None:
+            raise box[0]
+        return result
+
     def any(self, *flags: bool) -> tuple[bool, ...]:
         """Each flag, true when it is true on any rank (so that every rank takes the same branch)."""
         if not self.active:

@@ -332,9 +332,8 @@ def run_recipe(
                 return summary
             for name in totals:
                 totals[name] += progress[name]
-            if distributed.is_main:
-                _publish(invocation.out / PHASES_DIR / f"{index:02d}-{recipe.phases[index - 1].name}", invocation.out)
-            distributed.barrier()
+            directory = invocation.out / PHASES_DIR / f"{index:02d}-{recipe.phases[index - 1].name}"
+            distributed.on_main(lambda directory=directory: _publish(directory, invocation.out))
         best = progress["best_validation"] if progress else {}
         return TrainSummary(
             invocation.out, totals["epoch"], totals["instances_seen"], totals["wall_seconds"], best, "finished"

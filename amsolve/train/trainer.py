@@ -254,7 +254,7 @@ class Trainer:
         self._order: tuple[int, torch.Tensor] | None = None
         if options.supervised:
             self.reference = self.distributed.from_main(self._reference_set)
-        self.validation = self._validation_set() if self.distributed.is_main else None
+        self.validation = self.distributed.on_main(self._validation_set)  # rank 0 validates
         resumable = checkpoint is not None and "config" in checkpoint  # older checkpoints lack the config
         model, self.appended_layers = (  # appended_layers: encoder layers appended to the init_from model's
             self._saved_model(checkpoint) if resumable else self.distributed.from_main(self._initial_model)
@@ -271,8 +271,7 @@ class Trainer:
             self.progress = self.distributed.from_main(self._start_phase)
         else:
             self._restore(checkpoint)
-            if self.distributed.is_main:
-                self._record_resume(command, changed)
+            self.distributed.on_main(lambda: self._record_resume(command, changed))
         self.averaged = self._averaged_weights(checkpoint) if self.distributed.is_main else None
         self.parallel = None
         if self.distributed.active:  # teacher forcing alone leaves the first step's placeholder untrained
@@ -652,9 +651,7 @@ class Trainer:
             replaced = self._update_rollout_baseline()
         progress.epoch += 1
         progress.step = 0
-        if self.distributed.is_main:
-            self._record_epoch(replaced)
-        self.distributed.barrier()
+        self.distributed.on_main(lambda: self._record_epoch(replaced))
 
     def _record_epoch(self, replaced: bool | None) -> None:
         """Validation, best weights, log line and model card of the epoch just ended."""
