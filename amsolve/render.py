@@ -54,7 +54,9 @@ class TrainingDisplay:
                 f"({event.epoch} of {event.epochs} epochs done) in {figures['directory']}"
             )
         elif event.kind == "start":
-            console.print(f"training on {event.figures['device']}, {event.steps_per_epoch} steps per epoch")
+            processes = event.figures.get("processes", 1)
+            where = event.figures["device"] + (f" × {processes} processes" if processes > 1 else "")
+            console.print(f"training on {where}, {event.steps_per_epoch} steps per epoch")
             self.progress.start()
             self._new_task(event)
         elif event.kind == "step":

@@ -190,17 +190,17 @@ class GlobalBatchNorm(nn.BatchNorm1d):
         """Normalises rows (rows, features) by the mean and variance over all processes' rows."""
         if not (self.training and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1):
             return super().forward(input)
-        features = input.shape[1]
-        wide = input.double()  # sums in float64, so that E[x²] − E[x]² loses nothing that matters
-        count = torch.tensor([input.shape[0]], dtype=torch.float64, device=input.device)
-        totals = _SumOverProcesses.apply(torch.cat([wide.sum(0), wide.square().sum(0), count]))  # (2f + 1,)
+        features, wide = input.shape[1], torch.float64  # sums in float64: E[x²] − E[x]² loses nothing that matters
+        count = torch.tensor([input.shape[0]], dtype=wide, device=input.device)
+        local = torch.cat([input.sum(0, dtype=wide), input.square().sum(0, dtype=wide), count])  # (2f + 1,)
+        totals = _SumOverProcesses.apply(local)
         rows = totals[-1]
         mean = totals[:features] / rows  # (features,)
         variance = totals[features : 2 * features] / rows - mean.square()  # (features,), biased
         if self.track_running_stats:
             self._update_running_statistics(mean.detach(), variance.detach() * rows / (rows - 1))
-        scale = self.weight.double() / (variance + self.eps).sqrt()  # (features,)
-        return ((wide - mean) * scale + self.bias.double()).to(input.dtype)
+        scale = self.weight / (variance.to(input.dtype) + self.eps).sqrt()  # (features,)
+        return (input - mean.to(input.dtype)) * scale + self.bias
 
     @torch.no_grad()
     def _update_running_statistics(self, mean: torch.Tensor, unbiased_variance: torch.Tensor) -> None:

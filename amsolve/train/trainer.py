@@ -603,7 +603,7 @@ class Trainer:
         self.model.train()
         started = last_checkpoint = window_start = time.perf_counter()
         wall_before, window_instances = progress.wall_seconds, 0
-        self._emit("start", {"device": str(self.device)})
+        self._emit("start", {"device": str(self.device), "processes": self.distributed.world_size})
         with _stop_on_signals() as flag:
             while progress.epoch < options.epochs:
                 while progress.step < self.steps_per_epoch:
