@@ -5,14 +5,16 @@
 
 The workloads are the last phases of the shipped recipes (their model sizes, objectives and batch
 sizes). A step is the trainer's own `_gradient_step` (rollouts, baseline, backward, gradient
-averaging, clipping, Adam) after one warm-up step; per-epoch validation is not included. For each
-workload it measures, on the same global batch B:
+averaging, clipping, Adam) after one warm-up step; per-epoch validation is not included. Every
+figure comes from fresh processes; for each workload, on the same global batch B:
 
-- instances/s of one process with two threads, and of two processes with one thread each;
+- instances/s of one process with two threads (also with OMP_WAIT_POLICY=PASSIVE, whose threads
+  sleep instead of spinning while they wait for each other: on a machine busy with other work a
+  spinning thread can hold the core its partner needs), and of two processes with one thread each;
 - the two-process step time against one process with one thread on B/2 (each rank's share),
   measured alone: the difference is everything data parallelism adds on this machine (the
   all-reduce of the gradients, the batch norms' global statistics, the figures and stop flags,
-  and two processes sharing memory bandwidth);
+  and two processes sharing the cores and memory bandwidth);
 - one all-reduce of the gradients alone (as many floats as the model has parameters).
 
 The machine's load (`uptime`) before and after goes into the table's notes: every figure is
@@ -78,28 +80,41 @@ def all_reduce_seconds(floats: int, repeats: int = 20) -> float:
 
 
 def worker(args: argparse.Namespace) -> None:
-    """One of the torchrun processes: the step time of the global batch, and an all-reduce alone."""
+    """One measuring process (one of torchrun's when there are several): the step time of `--batch`
+    instances with `--threads` threads, and under torchrun an all-reduce alone; rank 0 writes them."""
     from amsolve.train.distributed import distributed_session
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     with TemporaryDirectory() as scratch, distributed_session("cpu") as distributed:
         _, options = workload(args.nodes)
-        step, parameters = seconds_per_step(replace(options, out=f"{scratch}/run", threads=1), args.steps)
-        reduce = all_reduce_seconds(parameters)
+        run = replace(options, out=f"{scratch}/run", threads=args.threads, batch_size=args.batch)
+        step, parameters = seconds_per_step(run, args.steps)
+        figures = {"step": step}
+        if distributed.active:
+            figures["all_reduce"] = all_reduce_seconds(parameters)
         if distributed.is_main:
-            Path(args.result).write_text(json.dumps({"step": step, "all_reduce": reduce}))
+            Path(args.result).write_text(json.dumps(figures))
 
 
-def two_processes(nodes: int, steps: int, scratch: Path) -> dict[str, float]:
-    """Runs `worker` under torchrun with 2 processes × 1 thread and returns rank 0's figures."""
-    result = scratch / f"ddp{nodes}.json"
-    command = [
-        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", __file__,
-        "--worker", "--nodes", str(nodes), "--steps", str(steps), "--result", str(result),
-    ]  # fmt: skip
-    environment = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPOSITORY)}
-    subprocess.run(command, env=environment, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return json.loads(result.read_text())
+def measure(
+    nodes: int, batch: int, threads: int, steps: int, processes: int = 1, environment: dict[str, str] | None = None
+) -> dict[str, float]:
+    """Runs `worker` in `processes` fresh processes (torchrun when more than one) and returns its figures."""
+    with TemporaryDirectory() as scratch:
+        result = Path(scratch) / "result.json"
+        launcher = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(processes)]
+        command = [
+            sys.executable, *(launcher if processes > 1 else []), __file__, "--worker", "--nodes", str(nodes),
+            "--batch", str(batch), "--threads", str(threads), "--steps", str(steps), "--result", str(result),
+        ]  # fmt: skip
+        variables = {
+            **os.environ,
+            "OMP_NUM_THREADS": str(threads),
+            "PYTHONPATH": str(REPOSITORY),
+            **(environment or {}),
+        }
+        subprocess.run(command, env=variables, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return json.loads(result.read_text())
 
 
 def uptime() -> str:
@@ -111,8 +126,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="20,50,100")
     parser.add_argument("--steps", type=int, default=6)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--nodes", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # one measuring process
+    for hidden in ("--nodes", "--batch", "--threads"):
+        parser.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -120,30 +136,27 @@ def main() -> None:
         return
     before = uptime()
     rows = []
-    with TemporaryDirectory() as scratch:
-        for nodes in map(int, args.sizes.split(",")):
-            label, options = workload(nodes)
-            batch = options.batch_size
-            torch.set_num_threads(2)
-            two_threads, _ = seconds_per_step(replace(options, out=f"{scratch}/a{nodes}", threads=2), args.steps)
-            torch.set_num_threads(1)
-            half, _ = seconds_per_step(
-                replace(options, out=f"{scratch}/b{nodes}", threads=1, batch_size=batch // 2), args.steps
-            )
-            ddp = two_processes(nodes, args.steps, Path(scratch))
-            rows.append(
-                f"| {nodes} | {label} | {batch} | {batch / two_threads:.1f} | {batch / ddp['step']:.1f} | "
-                f"{two_threads / ddp['step']:.2f} | {1000 * ddp['step']:.0f} | {1000 * half:.0f} | "
-                f"{1000 * (ddp['step'] - half):+.0f} | {1000 * ddp['all_reduce']:.1f} |"
-            )
+    for nodes in map(int, args.sizes.split(",")):
+        label, options = workload(nodes)
+        batch = options.batch_size
+        two_threads = measure(nodes, batch, 2, args.steps)["step"]
+        passive = measure(nodes, batch, 2, args.steps, environment={"OMP_WAIT_POLICY": "PASSIVE"})["step"]
+        half = measure(nodes, batch // 2, 1, args.steps)["step"]
+        ddp = measure(nodes, batch, 1, args.steps, processes=2)
+        rows.append(
+            f"| {nodes} | {label} | {batch} | {batch / two_threads:.1f} | {batch / passive:.1f} | "
+            f"{batch / ddp['step']:.1f} | {1000 * ddp['step']:.0f} | {1000 * half:.0f} | "
+            f"{1000 * (ddp['step'] - half):+.0f} | {1000 * ddp['all_reduce']:.1f} |"
+        )
     after = uptime()
-    print(f"machine: {machine_description()}; torch.distributed gloo, {args.steps} timed steps per figure")
+    description = machine_description().replace(f"{torch.get_num_threads()} torch threads, ", "")
+    print(f"machine: {description}; torch.distributed gloo; {args.steps} timed steps per figure")
     print(f"uptime before: {before}; after: {after}")
     print()
     print(
-        "| n | workload (temperature 0.5) | global batch | 1 process × 2 threads (inst/s) | 2 processes × 1 thread "
-        "(inst/s) | speed-up | 2-process step (ms) | 1 process × 1 thread on half the batch (ms) | "
-        "DDP overhead per step (ms) | gradient all-reduce alone (ms) |"
+        "| n | workload (temperature 0.5) | global batch | 1 process × 2 threads (inst/s) | the same, "
+        "OMP_WAIT_POLICY=PASSIVE | 2 processes × 1 thread (inst/s) | 2-process step (ms) | 1 process × 1 thread "
+        "on half the batch (ms) | DDP overhead per step (ms) | gradient all-reduce alone (ms) |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))

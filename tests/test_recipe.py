@@ -21,7 +21,6 @@ from amsolve.model.weights import load_model_dir
 from amsolve.train.checkpoint import load_checkpoint
 from amsolve.train.recipe import (
     NOT_PHASE_OPTIONS,
-    PHASES_DIR,
     Invocation,
     load_recipe,
     parse_recipe,
@@ -60,10 +59,6 @@ def interrupt_in_the_second_phase(event: TrainEvent) -> None:
         os.kill(os.getpid(), signal.SIGINT)
 
 
-def phase_directory(out: Path, index: int) -> Path:
-    return next((out / PHASES_DIR).glob(f"{index:02d}-*"))
-
-
 def test_a_recipe_runs_its_phases_into_one_directory_and_resumes_exactly(tmp_path) -> None:
     recipe = load_recipe(str(write_recipe(tmp_path, TINY_RECIPE)))
     straight = run_recipe(recipe, Invocation(tmp_path / "straight", threads=1))
@@ -77,7 +72,7 @@ def test_a_recipe_runs_its_phases_into_one_directory_and_resumes_exactly(tmp_pat
     resumed = run_recipe(None, Invocation(out, threads=1), resume=True)
     assert resumed.stopped_because == "finished" and resumed.epochs_done == 5
 
-    a, b = (load_checkpoint(phase_directory(run, 2)) for run in (tmp_path / "straight", out))
+    a, b = (load_checkpoint(recipe.phase_directory(run, 2)) for run in (tmp_path / "straight", out))
     assert all(torch.equal(a["model"][name], b["model"][name]) for name in a["model"])  # as if never stopped
     assert b["options"]["lr"] == 3e-4 and b["options"]["ema"] == 0.9  # the change from epoch 3
     log = [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
@@ -97,9 +92,9 @@ def _recipe_worker(rank: int, recipe_path: Path, out: Path) -> None:
 
 
 def test_a_recipe_on_two_processes_stops_together_and_one_process_finishes_it(tmp_path) -> None:
-    out = tmp_path / "run"
-    run_processes(_recipe_worker, write_recipe(tmp_path, TINY_RECIPE), out)
-    stopped = load_checkpoint(phase_directory(out, 2))
+    out, path = tmp_path / "run", write_recipe(tmp_path, TINY_RECIPE)
+    run_processes(_recipe_worker, path, out)
+    stopped = load_checkpoint(load_recipe(str(path)).phase_directory(out, 2))
     assert stopped["progress"]["epoch"] == 1 and stopped["progress"]["step"] == 1 and len(stopped["generators"]) == 2
     resumed = run_recipe(None, Invocation(out, threads=1), resume=True)
     assert resumed.stopped_because == "finished" and resumed.epochs_done == 5

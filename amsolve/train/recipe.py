@@ -111,6 +111,10 @@ class Recipe:
                 options[name] = str(self.datasets[options[name]].path(data_dir))
         return options
 
+    def phase_directory(self, out: Path, index: int) -> Path:
+        """Where phase `index` (1-based) runs, in the recipe's output directory `out`."""
+        return out / PHASES_DIR / f"{index:02d}-{self.phases[index - 1].name}"
+
     def missing_data(self, data_dir: Path) -> list[DataSet]:
         """The data sets the phases read that are not in `data_dir`."""
         used = {phase.options.get(name) for phase in self.phases for name in DATA_SET_OPTIONS}
@@ -277,9 +281,8 @@ def _run_phase(
 ) -> tuple[TrainSummary | None, dict[str, Any] | None]:  # fmt: skip
     """Trains phase `index` (1-based) to its last epoch, a stretch of epochs at a time; returns the
     summary of a stop (None when the phase finished) and the phase's counters."""
-    phase = recipe.phases[index - 1]
-    directory = invocation.out / PHASES_DIR / f"{index:02d}-{phase.name}"
-    previous = invocation.out / PHASES_DIR / f"{index - 1:02d}-{recipe.phases[index - 2].name}" if index > 1 else None
+    phase, directory = recipe.phases[index - 1], recipe.phase_directory(invocation.out, index)
+    previous = recipe.phase_directory(invocation.out, index - 1) if index > 1 else None
     announced = False
     while True:
         progress = distributed.from_main(lambda: _phase_progress(directory))
@@ -287,8 +290,11 @@ def _run_phase(
         if done >= phase.epochs:
             return None, progress
         remaining = None if deadline is None else distributed.from_main(lambda: deadline - time.perf_counter())
-        if remaining is not None and remaining <= 0:
-            return TrainSummary(invocation.out, done, 0, 0.0, {}, "max_time"), progress
+        if remaining is not None and remaining <= 0:  # before the phase's next stretch
+            if progress is None:
+                return TrainSummary(invocation.out, 0, 0, 0.0, {}, "max_time"), None
+            counters = (progress["instances_seen"], progress["wall_seconds"], progress["best_validation"])
+            return TrainSummary(directory, done, *counters, "max_time"), None
         if not announced and distributed.is_main:
             figures = {"phase": index, "phases": len(recipe.phases), "name": phase.name, "directory": str(directory)}
             on_event(TrainEvent("phase", done, phase.epochs, 0, 0, figures))
@@ -324,17 +330,16 @@ def run_recipe(
     with distributed_session(invocation.device) as distributed:
         recipe = distributed.from_main(lambda: _prepare(recipe, invocation, resume))
         deadline = None if invocation.max_time is None else time.perf_counter() + invocation.max_time
-        totals = {"epoch": 0, "instances_seen": 0, "wall_seconds": 0.0}
-        summary = None
+        totals, best = {"epoch": 0, "instances_seen": 0, "wall_seconds": 0.0}, {}
         for index in range(1, len(recipe.phases) + 1):
-            summary, progress = _run_phase(recipe, index, invocation, deadline, distributed, on_event)
-            if summary is not None:
-                return summary
+            stopped, progress = _run_phase(recipe, index, invocation, deadline, distributed, on_event)
+            if stopped is not None:
+                return stopped
             for name in totals:
                 totals[name] += progress[name]
-            directory = invocation.out / PHASES_DIR / f"{index:02d}-{recipe.phases[index - 1].name}"
+            best = progress["best_validation"]
+            directory = recipe.phase_directory(invocation.out, index)
             distributed.on_main(lambda directory=directory: _publish(directory, invocation.out))
-        best = progress["best_validation"] if progress else {}
         return TrainSummary(
             invocation.out, totals["epoch"], totals["instances_seen"], totals["wall_seconds"], best, "finished"
         )
