@@ -50,5 +50,5 @@ def run_training(request: TrainRequest, on_event: Callable[[TrainEvent], None] =
             allowed = ", ".join(f"--{name.replace('_', '-')}" for name in RECIPE_INVOCATION)
             flag = f"--{extra[0].replace('_', '-')}"
             raise InputError(f"{flag} is the recipe's to set; with a recipe only {allowed} apply")
-        recipe = load_recipe(request.recipe) if request.recipe else None
+        recipe = distributed.from_main(lambda: load_recipe(request.recipe)) if request.recipe else None
         return run_recipe(recipe, request.invocation(), request.resume, on_event)
