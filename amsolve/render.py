@@ -23,7 +23,8 @@ console = Console(stderr=True)
 
 
 class TrainingDisplay:
-    """A progress bar per epoch with the running loss, lengths and speed; a line per epoch."""
+    """A progress bar per epoch with the running loss, lengths and speed; a line per epoch (and per
+    recipe phase)."""
 
     def __init__(self) -> None:
         self.progress = Progress(
@@ -49,8 +50,16 @@ class TrainingDisplay:
             self.progress.stop()
 
     def __call__(self, event: TrainEvent) -> None:
-        if event.kind == "start":
-            console.print(f"training on {event.figures['device']}, {event.steps_per_epoch} steps per epoch")
+        if event.kind == "phase":  # a recipe's next phase
+            figures = event.figures
+            console.print(
+                f"[bold]phase {figures['phase']}/{figures['phases']}: {figures['name']}[/bold] "
+                f"({event.epoch} of {event.epochs} epochs done) in {figures['directory']}"
+            )
+        elif event.kind == "start":
+            processes = event.figures.get("processes", 1)
+            where = event.figures["device"] + (f" × {processes} processes" if processes > 1 else "")
+            console.print(f"training on {where}, {event.steps_per_epoch} steps per epoch")
             self.progress.start()
             self._new_task(event)
         elif event.kind == "step":

@@ -50,6 +50,8 @@ python benchmarks/decode_throughput.py --threads 2 > "$(tmp decode_throughput.md
 publish decode_throughput.md
 python benchmarks/train_throughput.py --threads 1 > "$(tmp train_throughput_1thread.md)"
 publish train_throughput_1thread.md
+python benchmarks/ddp_throughput.py > "$(tmp ddp_throughput.md)"
+publish ddp_throughput.md
 # 10,000 random cities from a CSV.
 python - <<'PY'
 import numpy as np
