@@ -10,6 +10,7 @@ from typing import Any
 from amsolve.bench import TSPLIB_TOTAL, BenchRow
 from amsolve.errors import InputError
 from amsolve.files import atomic_write
+from amsolve.problem.instance import PLANAR_KINDS
 from amsolve.solver import Solution
 
 
@@ -39,18 +40,25 @@ def save_figure(figure: Any, path: Path, force: bool) -> None:
 
 
 def plot_tour(path: Path, solution: Solution, force: bool) -> None:
-    """Draws the tour over its cities into a PNG file (needs matplotlib)."""
+    """Draws the tour over its cities into a PNG file (needs matplotlib).
+
+    Cities are drawn at `Instance.planar_coords`; when those are not the coordinates the distances
+    come from (display coordinates, an embedding), the figure says what they are.
+    """
     plt = pyplot()
-    coords = solution.instance.coords[solution.tour]
+    instance = solution.instance
+    coords = instance.planar_coords[solution.tour]
     closed = list(range(len(coords))) + [0]
     figure, axes = plt.subplots(figsize=(6, 6))
     axes.plot(coords[closed, 0], coords[closed, 1], "-", color="tab:blue", linewidth=1)
     axes.plot(coords[:, 0], coords[:, 1], "o", color="tab:red", markersize=3)
     axes.plot(coords[:1, 0], coords[:1, 1], "s", color="black", markersize=6)
-    title = f"{solution.instance.name}: {solution.instance.n} cities, length {solution.length:g}"
+    title = f"{instance.name}: {instance.n} cities, length {solution.length:g}"
     if solution.gap_pct is not None:
         title += f" (gap {solution.gap_pct:.2f} %)"
-    axes.set_title(title)
+    if instance.planar_kind != "coordinates":
+        title += f"\ncities drawn at {PLANAR_KINDS[instance.planar_kind]}"
+    axes.set_title(title, fontsize=10 if "\n" in title else None)
     axes.set_aspect("equal")
     save_figure(figure, path, force)
 

@@ -64,7 +64,7 @@ class Solution:
     """The best tour found for one instance, with its exact length in the instance's metric."""
 
     instance: Instance
-    tour: np.ndarray  # (n,) 0-based positions into instance.coords
+    tour: np.ndarray  # (n,) 0-based positions of the instance's cities
     length: float
     pipeline: str
     model: str
@@ -162,16 +162,23 @@ def solve_instances(
 
 
 def solve(
-    problem: Instance | np.ndarray | Sequence[Sequence[float]],
+    problem: Instance | np.ndarray | Sequence[Sequence[float]] | None = None,
     options: SolveOptions | None = None,
+    *,
+    distances: np.ndarray | Sequence[Sequence[float]] | None = None,
     **changes: object,
 ) -> Solution:
-    """Solves one instance, given as an Instance or as coordinates (n, 2) (float Euclidean).
+    """Solves one instance: an Instance, coordinates (n, 2) (float Euclidean), or `distances`.
 
+    `distances` is a symmetric (n, n) matrix, solved as `Instance.from_matrix(distances)`.
     Keyword arguments change fields of `options` (default: the default pipeline) or of its
     DecodeOptions, e.g. `solve(points, strategy="beam", beam_width=32, local_search="none")`.
     """
-    if not isinstance(problem, Instance):
+    if (problem is None) == (distances is None):
+        raise TypeError("solve() needs exactly one of an instance (or coordinates) and distances=")
+    if distances is not None:
+        problem = Instance.from_matrix(distances)
+    elif not isinstance(problem, Instance):
         coords = np.asarray(problem, dtype=np.float64)
         problem = Instance(name="instance", coords=coords, metric="EUCLIDEAN", ids=np.arange(1, len(coords) + 1))
     options = options or SolveOptions()
