@@ -34,9 +34,8 @@ def test_solve_json_is_one_document_with_file_ids(model_dir) -> None:
     assert sorted(row["tour"]) == list(range(1, 53))
     assert row["reference"] == 7542  # from berlin52.opt.tour beside the file
     assert row["length"] >= 7542 and row["gap_pct"] == pytest.approx(100 * (row["length"] - 7542) / 7542)
-    assert set(row) == {
-        *("name", "n", "decode", "length", "tour", "tour_names", "reference", "gap_pct", "seconds", "model_input")
-    }
+    keys = {"name", "n", "decode", "length", "tour", "tour_names", "reference", "gap_pct", "seconds", "model_input"}
+    assert set(row) == keys
     assert row["tour_names"] is None and row["model_input"] == "coordinates"
 
 
