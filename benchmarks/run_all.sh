@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared
 out=benchmarks/results
-for needed in "$shared/data" "$shared/tsplib/optimal.csv" /usr/bin/time; do
+for needed in "$shared/data" "$shared/tsplib/optimal.csv" "$shared/tsplib_explicit" "$shared/tsplib_large/d2103.tsp" /usr/bin/time; do
     [ -e "$needed" ] || { echo "run_all: $needed is missing" >&2; exit 2; }
 done
 python -c "import elkai, matplotlib" || { echo "run_all: pip install '.[bench,plot]' first" >&2; exit 2; }
@@ -62,5 +62,10 @@ publish default_bench_time.txt
 # bench against solve --json, recomputed independently.
 python benchmarks/verify_bench.py "$shared/data/tsp100_uniform_seed2026.txt" --limit 1280 > "$(tmp verify_bench.txt)"
 publish verify_bench.txt
+# Distance matrices: ../shared/tsplib_explicit, the model's input, equal time, EUC_3D; a 2,103-city CSV.
+python benchmarks/explicit.py --threads 1 > "$(tmp explicit.md)"
+publish explicit.md
+python benchmarks/matrix_csv.py "$shared/tsplib_large/d2103.tsp" > "$(tmp matrix_csv_d2103.txt)"
+publish matrix_csv_d2103.txt
 echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/PROVENANCE.txt"
 echo "done: $out"

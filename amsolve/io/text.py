@@ -133,7 +133,7 @@ class DistanceBuffer:
     """The numbers of a distance matrix as a reader finds them, stored as they come at 4 bytes each.
 
     Holds int32 while every number is a whole number below 2**31 (every TSPLIB matrix), and turns
-    into float32 at the first that is not, so reading a matrix needs no more memory than keeping it.
+    into float32 at the first that is not, so a matrix is read in about the memory it is kept in.
     """
 
     def __init__(self, size: int) -> None:
@@ -146,7 +146,7 @@ class DistanceBuffer:
         return len(self.values) - self.count
 
     def add(self, numbers: np.ndarray) -> None:
-        """Append float64 numbers (as many as there is room for)."""
+        """Append float64 numbers; callers check `room` first."""
         end = self.count + len(numbers)
         if self.values.dtype == np.int32 and not _whole_int32(numbers):
             self.values = self.values.astype(np.float32)
