@@ -63,9 +63,10 @@ publish default_bench_time.txt
 python benchmarks/verify_bench.py "$shared/data/tsp100_uniform_seed2026.txt" --limit 1280 > "$(tmp verify_bench.txt)"
 publish verify_bench.txt
 # Distance matrices: ../shared/tsplib_explicit, the model's input, equal time, EUC_3D; a 2,103-city CSV.
+# One torch thread: with two, a process busy on the other core made torch's workers wait (hk48: 4 s, not 0.1 s).
 python benchmarks/explicit.py --threads 1 > "$(tmp explicit.md)"
 publish explicit.md
-python benchmarks/matrix_csv.py "$shared/tsplib_large/d2103.tsp" > "$(tmp matrix_csv_d2103.txt)"
+OMP_NUM_THREADS=1 python benchmarks/matrix_csv.py "$shared/tsplib_large/d2103.tsp" > "$(tmp matrix_csv_d2103.txt)"
 publish matrix_csv_d2103.txt
 echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/PROVENANCE.txt"
 echo "done: $out"
