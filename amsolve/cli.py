@@ -83,7 +83,10 @@ def user_errors() -> Iterator[None]:
 def solve(
     files: Annotated[
         list[Path],
-        typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or Concorde-style dataset files.", show_default=False),
+        typer.Argument(
+            help="TSPLIB .tsp, CSV of coordinates or (--format matrix) of distances, or Concorde-style dataset files.",
+            show_default=False,
+        ),
     ],
     decode: Annotated[str, typer.Option(help="Decoder: greedy, sample, beam or multistart.")] = "multistart",
     samples: SamplesOption = 128,
@@ -112,7 +115,9 @@ def solve(
     model: ModelOption = None,
     device: DeviceOption = "auto",
     seed: SeedOption = 0,
-    file_format: Annotated[str, typer.Option("--format", help="auto, tsplib, csv or dataset.")] = "auto",
+    file_format: Annotated[
+        str, typer.Option("--format", help="auto, tsplib, csv, matrix (a square CSV of distances) or dataset.")
+    ] = "auto",
     limit: Annotated[int | None, typer.Option(help="Only the first N instances of a dataset file.")] = None,
     batch_size: BatchSizeOption = 64,
     tour_out: Annotated[

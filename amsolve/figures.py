@@ -13,6 +13,7 @@ import numpy as np
 from amsolve.bench import ChartPoint
 from amsolve.errors import InputError
 from amsolve.files import atomic_write
+from amsolve.problem.instance import PLANAR_KINDS
 from amsolve.solver import Solution
 
 GAP_FLOOR_PCT = 0.001
@@ -58,22 +59,27 @@ def save_figure(figure: Any, path: Path, force: bool) -> None:
 def plot_tour(path: Path, solution: Solution, force: bool) -> None:
     """Draws the tour over its cities into a PNG file (needs matplotlib); a square marks the first city.
 
-    The axes carry no ticks: the picture is of the tour's shape, the coordinates are in the input.
+    Cities are drawn at `Instance.planar_coords`; when those are not the coordinates the distances
+    come from (display coordinates, an embedding), the figure says what they are. The axes carry no
+    ticks: the picture is of the tour's shape, the coordinates are in the input.
     """
     from amsolve.render import format_length
 
     plt = pyplot()
-    coords = solution.instance.coords[solution.tour]
+    instance = solution.instance
+    coords = instance.planar_coords[solution.tour]
     closed = list(range(len(coords))) + [0]
     dot = 3.0 if len(coords) <= 200 else 1.8
     figure, axes = plt.subplots(figsize=(6, 6))
     axes.plot(coords[closed, 0], coords[closed, 1], "-", color="tab:blue", linewidth=0.9)
     axes.plot(coords[:, 0], coords[:, 1], "o", color="tab:red", markersize=dot)
     axes.plot(coords[:1, 0], coords[:1, 1], "s", color="black", markersize=2 * dot + 1)
-    title = f"{solution.instance.name}: {solution.instance.n:,} cities, length {format_length(solution.length)}"
+    title = f"{instance.name}: {instance.n:,} cities, length {format_length(solution.length)}"
     if solution.gap_pct is not None:
         title += f" (gap {solution.gap_pct:.2f} %)"
-    axes.set_title(title)
+    if instance.planar_kind != "coordinates":
+        title += f"\ncities drawn at {PLANAR_KINDS[instance.planar_kind]}"
+    axes.set_title(title, fontsize=10 if "\n" in title else None)
     axes.set_aspect("equal")
     axes.set_xticks([])
     axes.set_yticks([])

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared
 out=benchmarks/results
-for needed in "$shared/data" "$shared/tsplib/optimal.csv" /usr/bin/time; do
+for needed in "$shared/data" "$shared/tsplib/optimal.csv" "$shared/tsplib_explicit" "$shared/tsplib_large/d2103.tsp" /usr/bin/time; do
     [ -e "$needed" ] || { echo "run_all: $needed is missing" >&2; exit 2; }
 done
 python -c "import elkai, matplotlib" || { echo "run_all: pip install '.[bench,plot]' first" >&2; exit 2; }
@@ -70,5 +70,11 @@ publish default_bench_time.txt
 # bench against solve --json, recomputed independently.
 python benchmarks/verify_bench.py "$shared/data/tsp100_uniform_seed2026.txt" --limit 1280 > "$(tmp verify_bench.txt)"
 publish verify_bench.txt
+# Distance matrices: ../shared/tsplib_explicit, the model's input, equal time, EUC_3D; a 2,103-city CSV.
+# One torch thread: with two, a process busy on the other core made torch's workers wait (hk48: 4 s, not 0.1 s).
+python benchmarks/explicit.py --threads 1 > "$(tmp explicit.md)"
+publish explicit.md
+OMP_NUM_THREADS=1 python benchmarks/matrix_csv.py "$shared/tsplib_large/d2103.tsp" > "$(tmp matrix_csv_d2103.txt)"
+publish matrix_csv_d2103.txt
 echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/PROVENANCE.txt"
 echo "done: $out"
