@@ -44,7 +44,8 @@ class BenchRow:
     """The figures of one (dataset, pipeline) pair."""
 
     dataset: str
-    decode: str
+    decode: str  # the pipeline as run at this dataset's size, e.g. `multistart20×8+2opt+oropt`
+    pipeline: str  # the same whatever the size, e.g. `multistart×8+2opt+oropt`
     instances: int
     mean_length: float | None  # None in a TSPLIB total: instances' lengths are in different units
     mean_reference: float | None
@@ -56,8 +57,9 @@ class BenchRow:
     batch_size: int
     device: str
     below_optimal: list[str] = field(default_factory=list)  # instances beaten although "optimal"
-    gaps_pct: list[float] = field(default_factory=list)  # per instance, for plots
-    seconds: list[float] = field(default_factory=list)  # per instance
+    gaps_pct: list[float] = field(default_factory=list)  # per instance, for the TSPLIB total
+    tsplib: bool = False  # one TSPLIB instance, counted in its pipeline's TSPLIB total when there is one
+    neural: bool = True  # the pipeline uses the network (False for peers such as LKH-3 in benchmarks/)
 
     def as_json(self) -> dict[str, object]:
         """The row as `bench --json` prints it."""
@@ -76,6 +78,28 @@ class BenchRow:
             "device": self.device,
             "below_optimal": self.below_optimal,
         }
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    """One marker of a time–quality chart (`amsolve.figures.time_quality_chart`), from a bench row."""
+
+    pipeline: str  # may carry a budget, e.g. `multistart×8+2opt+oropt @ 0.1 s`
+    dataset: str
+    seconds_per_instance: float
+    gap_mean_pct: float
+    gap_max_pct: float | None  # the worst instance's gap, for whiskers
+    neural: bool  # the pipeline uses the network
+
+
+def chart_points(rows: Sequence[BenchRow]) -> list[ChartPoint]:
+    """The rows a time–quality chart shows: each with a gap, TSPLIB instances through their pipeline's total."""
+    totals = {row.pipeline for row in rows if row.dataset.startswith(TSPLIB_TOTAL)}
+    return [
+        ChartPoint(row.pipeline, row.dataset, row.seconds_per_instance, row.gap_mean_pct, row.gap_max_pct, row.neural)
+        for row in rows
+        if row.gap_mean_pct is not None and not (row.tsplib and row.pipeline in totals)
+    ]
 
 
 def read_optima(path: Path) -> dict[str, float]:
@@ -147,8 +171,20 @@ def default_datasets(limit: int | None) -> list[Dataset]:
     return collect_datasets([SUITE_DIR], read_optima(SUITE_DIR / "optimal.csv"), limit)
 
 
-def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[Solution], seconds: float) -> BenchRow:
-    """Figures of solutions, whose lengths the problem layer measured (`Solution.length`)."""
+def bench_row(
+    dataset: Dataset,
+    solutions: Sequence[Solution],
+    seconds: float,
+    pipeline: str,
+    batch_size: int,
+    device: str,
+    neural: bool = True,
+) -> BenchRow:
+    """Figures of a pipeline's solutions of a dataset, solved in `seconds` of wall time.
+
+    The lengths are those the problem layer measured (`Solution.length`); `pipeline` names the
+    pipeline whatever the size. Scripts that measure peers (`neural=False`) get the same figures.
+    """
     lengths = np.array([solution.length for solution in solutions])
     references = [solution.reference for solution in solutions]
     known = all(reference is not None for reference in references)
@@ -160,8 +196,9 @@ def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[
         if solution.instance.reference_is_optimal and solution.length < solution.reference
     ]
     return BenchRow(
-        dataset=dataset,
+        dataset=dataset.name,
         decode=solutions[0].pipeline,
+        pipeline=pipeline,
         instances=len(solutions),
         mean_length=float(lengths.mean()),
         mean_reference=mean_reference,
@@ -170,11 +207,12 @@ def _row(dataset: str, pipeline: SolveOptions, device: str, solutions: Sequence[
         gap_max_pct=float(np.max(gaps)) if known else None,
         seconds_per_instance=seconds / len(solutions),
         instances_per_second=len(solutions) / seconds if seconds > 0 else math.inf,
-        batch_size=pipeline.batch_size,
+        batch_size=batch_size,
         device=device,
         below_optimal=below,
         gaps_pct=gaps,
-        seconds=[solution.seconds for solution in solutions],
+        tsplib=dataset.tsplib,
+        neural=neural,
     )
 
 
@@ -190,6 +228,7 @@ def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
     return BenchRow(
         dataset=f"{TSPLIB_TOTAL} ({len(rows)})",
         decode=pipeline.label(),
+        pipeline=pipeline.label(),
         instances=len(rows),
         mean_length=None,
         mean_reference=None,
@@ -202,7 +241,6 @@ def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
         device=rows[0].device,
         below_optimal=[name for row in rows for name in row.below_optimal],
         gaps_pct=gaps,
-        seconds=[second for row in rows for second in row.seconds],
     )
 
 
@@ -223,7 +261,8 @@ def run_bench(
         for dataset in datasets:
             started = time.perf_counter()
             solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress, models=models)
-            pipeline_rows.append(_row(dataset.name, pipeline, device, solutions, time.perf_counter() - started))
+            seconds = time.perf_counter() - started
+            pipeline_rows.append(bench_row(dataset, solutions, seconds, pipeline.label(), pipeline.batch_size, device))
         rows += pipeline_rows
         tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets, strict=True) if dataset.tsplib]
         if len(tsplib_rows) > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -83,7 +83,10 @@ def user_errors() -> Iterator[None]:
 def solve(
     files: Annotated[
         list[Path],
-        typer.Argument(help="TSPLIB .tsp, CSV of coordinates, or Concorde-style dataset files.", show_default=False),
+        typer.Argument(
+            help="TSPLIB .tsp, CSV of coordinates or (--format matrix) of distances, or Concorde-style dataset files.",
+            show_default=False,
+        ),
     ],
     decode: Annotated[str, typer.Option(help="Decoder: greedy, sample, beam or multistart.")] = "multistart",
     samples: SamplesOption = 128,
@@ -112,7 +115,9 @@ def solve(
     model: ModelOption = None,
     device: DeviceOption = "auto",
     seed: SeedOption = 0,
-    file_format: Annotated[str, typer.Option("--format", help="auto, tsplib, csv or dataset.")] = "auto",
+    file_format: Annotated[
+        str, typer.Option("--format", help="auto, tsplib, csv, matrix (a square CSV of distances) or dataset.")
+    ] = "auto",
     limit: Annotated[int | None, typer.Option(help="Only the first N instances of a dataset file.")] = None,
     batch_size: BatchSizeOption = 64,
     tour_out: Annotated[
@@ -202,15 +207,24 @@ def bench(
         Path | None, typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")
     ] = None,
     csv_out: Annotated[Path | None, typer.Option("--csv", help="Also write the rows to this CSV file.")] = None,
-    plot: Annotated[Path | None, typer.Option(help="Plot gap against time per instance into this PNG file.")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="Draw mean gap against seconds per instance into this PNG file: one marker per pipeline and "
+            "dataset (TSPLIB instances as their total), the best gap within each time as a line."
+        ),
+    ] = None,
+    whiskers: Annotated[
+        bool, typer.Option("--whiskers", help="With --plot: a line from each marker up to the worst instance's gap.")
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing --csv and --plot files.")] = False,
     json_output: JsonOption = False,
 ) -> None:
     """Measure gaps and times against reference tours and TSPLIB optima."""
-    from amsolve.bench import collect_datasets, default_datasets, read_optima, run_bench, write_csv
+    from amsolve.bench import chart_points, collect_datasets, default_datasets, read_optima, run_bench, write_csv
     from amsolve.decode.strategies import DecodeOptions
     from amsolve.device import resolve_device
-    from amsolve.figures import plot_bench, pyplot
+    from amsolve.figures import pyplot, time_quality_chart
     from amsolve.io.dataset import check_limit
     from amsolve.outputs import check_writable
     from amsolve.pipeline import parse_pipelines
@@ -244,7 +258,7 @@ def bench(
         if csv_out is not None:
             write_csv(csv_out, rows, force)
         if plot is not None:
-            plot_bench(plot, rows, force)
+            time_quality_chart(chart_points(rows), plot, force, whiskers=whiskers)
 
 
 @app.command()
@@ -308,51 +322,134 @@ def _given_options(ctx: typer.Context) -> frozenset[str]:
     return frozenset(name for name in ctx.params if ctx.get_parameter_source(name).name != "DEFAULT")
 
 
+RUN, PROBLEM, MODEL, SCHEDULE, REINFORCE, TEACHER = (
+    "Run", "Instances and validation", "Model", "Schedule", "REINFORCE", "Teacher forcing"
+)  # fmt: skip
+"""The panels of `amsolve train --help`."""
+
+
 @app.command()
 def train(
     ctx: typer.Context,
-    nodes: Annotated[int, typer.Option(help="Cities per training instance.")] = 20,
     out: Annotated[
         Path | None,
-        typer.Option(help="Output directory: weights, config, checkpoint, log, model card [default: runs/tsp<nodes>]."),
+        typer.Option(
+            help="Output directory: weights, config, checkpoint, log, model card "
+            "(default: runs/tsp<nodes>, or runs/<recipe>).",
+            rich_help_panel=RUN,
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue from the checkpoint in --out with the run's own options; of the options given, "
+            "only --epochs, --lr, --ema, --max-time, --threads and --device may differ from the run's. "
+            "A recipe's run goes on at the phase and epoch where it stopped.",
+            rich_help_panel=RUN,
+        ),
+    ] = False,
+    recipe: Annotated[
+        str | None,
+        typer.Option(
+            help="Train phase after phase as a recipe says: tsp20, tsp50 or tsp100 (how the shipped models were "
+            "trained) or a recipe file. Goes with --out, --resume, --data-dir, --max-time, --threads, --device.",
+            rich_help_panel=RUN,
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path, typer.Option(help="Where a recipe's data sets are (<name>.txt).", rich_help_panel=RUN)
+    ] = Path("data"),
+    max_time: Annotated[
+        float | None,
+        typer.Option(help="Stop cleanly after this many seconds of this invocation.", rich_help_panel=RUN),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(help="CPU threads for torch per process (default: torch's choice).", rich_help_panel=RUN),
+    ] = None,
+    device: Annotated[str, typer.Option(help="auto, cpu or cuda.", rich_help_panel=RUN)] = "auto",
+    seed: Annotated[int, typer.Option(help="Random seed.", rich_help_panel=RUN)] = 1234,
+    nodes: Annotated[int, typer.Option(help="Cities per training instance.", rich_help_panel=PROBLEM)] = 20,
+    normalized_inputs: Annotated[
+        bool,
+        typer.Option(
+            "--normalized-inputs",
+            help="Train and validate on instances normalised as amsolve solve normalises every input (each "
+            "axis from 0, the larger range 1), instead of raw uniform points.",
+            rich_help_panel=PROBLEM,
+        ),
+    ] = False,
+    val_set: Annotated[
+        Path | None,
+        typer.Option(
+            help="Concorde-style dataset with reference tours: reports validation gaps.", rich_help_panel=PROBLEM
+        ),
+    ] = None,
+    val_size: Annotated[
+        int, typer.Option(help="Validation instances (random ones unless --val-set).", rich_help_panel=PROBLEM)
+    ] = 1000,
+    init_from: Annotated[
+        str | None,
+        typer.Option(
+            help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20.",
+            rich_help_panel=MODEL,
+        ),
+    ] = None,
+    layers: Annotated[
+        int | None,
+        typer.Option(
+            help="Encoder layers (default: 3, or those of --init-from). With --init-from, layers beyond the "
+            "model's own are appended as identities at first, so training starts from its tours and adds depth.",
+            rich_help_panel=MODEL,
+        ),
+    ] = None,
+    new_layers_lr: Annotated[
+        float | None,
+        typer.Option(
+            help="Adam learning rate of the layers --layers appends to an --init-from model (default: --lr).",
+            rich_help_panel=MODEL,
+        ),
+    ] = None,
+    epochs: Annotated[int, typer.Option(help="Number of epochs.", rich_help_panel=SCHEDULE)] = 100,
+    epoch_size: Annotated[
+        int, typer.Option(help="Training instances per epoch (over all processes).", rich_help_panel=SCHEDULE)
+    ] = 100_000,
+    batch_size: Annotated[
+        int,
+        typer.Option(
+            help="Instances per gradient step (over all processes: each of N torchrun processes takes 1/N).",
+            rich_help_panel=SCHEDULE,
+        ),
+    ] = 64,
+    lr: Annotated[float, typer.Option(help="Adam learning rate.", rich_help_panel=SCHEDULE)] = 1e-4,
+    ema: Annotated[
+        float | None,
+        typer.Option(
+            help="Validate and save an exponential moving average of the weights with this decay per step "
+            "(e.g. 0.998); may be added on --resume.",
+            rich_help_panel=SCHEDULE,
+        ),
     ] = None,
     baseline: Annotated[
-        str, typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.")
+        str,
+        typer.Option(help="REINFORCE baseline: shared (POMO), rollout (AM) or exponential.", rich_help_panel=REINFORCE),
     ] = "shared",
     starts: Annotated[
         int | None,
         typer.Option(
             help="Shared baseline: start cities sampled per instance, or tours per instance with --own-starts "
-            "(default: the number of cities)."
+            "(default: the number of cities).",
+            rich_help_panel=REINFORCE,
         ),
     ] = None,
-    supervised: Annotated[
-        Path | None,
-        typer.Option(help="Teacher forcing on this dataset's reference tours instead of REINFORCE (a warm start)."),
-    ] = None,
-    mix_supervised: Annotated[
-        float,
-        typer.Option(
-            help="With --supervised: REINFORCE plus this weight × teacher forcing, instead of teacher forcing alone."
-        ),
-    ] = 0.0,
-    trajectories: Annotated[
-        int, typer.Option(help="Teacher forcing from random starts: sequences read from each reference tour.")
-    ] = 8,
-    teacher_starts: Annotated[
-        str,
-        typer.Option(
-            help="Teacher forcing reads each reference tour from random cities and directions (random), or "
-            "from the city greedy decoding starts at, in the direction the model prefers (model), so that it "
-            "corrects the steps greedy decoding takes."
-        ),
-    ] = "random",
     own_starts: Annotated[
         bool,
         typer.Option(
             "--own-starts",
             help="Shared baseline: sample --starts tours whose first city the model picks itself, "
             "instead of one tour from each start city (trains the tours greedy decoding makes).",
+            rich_help_panel=REINFORCE,
         ),
     ] = False,
     forced_starts: Annotated[
@@ -360,13 +457,15 @@ def train(
         typer.Option(
             help="With --own-starts: this many more tours per instance from distinct random start cities, "
             "with a baseline of their own, so that multi-start decoding keeps being trained.",
+            rich_help_panel=REINFORCE,
         ),
     ] = 0,
     temperature: Annotated[
         float,
         typer.Option(
-            help="REINFORCE: sample the training tours from, and train, the policy softmax(logits / T); greedy "
+            help="Sample the training tours from, and train, the policy softmax(logits / T); greedy "
             "decoding's argmax is the same at any T, and below 1 the tours stay closer to greedy decoding's.",
+            rich_help_panel=REINFORCE,
         ),
     ] = 1.0,
     leader_bonus: Annotated[
@@ -374,97 +473,89 @@ def train(
         typer.Option(
             help="Shared baseline: the shortest tour of each instance's group weighs 1 + this in the gradient "
             "(Leader Reward), so the policy moves toward its best tours rather than its average one.",
+            rich_help_panel=REINFORCE,
         ),
     ] = 0.0,
-    normalized_inputs: Annotated[
-        bool,
+    supervised: Annotated[
+        Path | None,
         typer.Option(
-            "--normalized-inputs",
-            help="Train and validate on instances normalised as amsolve solve normalises every input (each "
-            "axis from 0, the larger range 1), instead of raw uniform points.",
-        ),
-    ] = False,
-    epochs: Annotated[int, typer.Option(help="Number of epochs.")] = 100,
-    epoch_size: Annotated[int, typer.Option(help="Training instances per epoch.")] = 100_000,
-    batch_size: Annotated[int, typer.Option(help="Instances per gradient step.")] = 64,
-    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-4,
-    ema: Annotated[
-        float | None,
-        typer.Option(
-            help="Validate and save an exponential moving average of the weights with this decay per step "
-            "(e.g. 0.998); may be added on --resume."
+            help="Teacher forcing on this dataset's reference tours instead of REINFORCE (a warm start).",
+            rich_help_panel=TEACHER,
         ),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 1234,
-    device: DeviceOption = "auto",
-    resume: Annotated[
-        bool,
+    mix_supervised: Annotated[
+        float,
         typer.Option(
-            "--resume",
-            help="Continue from the checkpoint in --out with the run's own options; of the options given, "
-            "only --epochs, --lr, --ema, --max-time, --threads and --device may differ from the run's.",
+            help="With --supervised: REINFORCE plus this weight × teacher forcing, instead of teacher forcing alone.",
+            rich_help_panel=TEACHER,
         ),
-    ] = False,
-    init_from: Annotated[
-        str | None,
-        typer.Option(help="Start from this model (shipped name or directory), e.g. to fine-tune 50 from 20."),
-    ] = None,
-    layers: Annotated[
-        int | None,
+    ] = 0.0,
+    trajectories: Annotated[
+        int,
         typer.Option(
-            help="Encoder layers [default: 3, or those of --init-from]. With --init-from, layers beyond the "
-            "model's own are appended as identities at first, so training starts from its tours and adds depth."
+            help="Teacher forcing from random starts: sequences read from each reference tour.",
+            rich_help_panel=TEACHER,
         ),
-    ] = None,
-    new_layers_lr: Annotated[
-        float | None,
-        typer.Option(help="Adam learning rate of the layers --layers appends to an --init-from model [default: --lr]."),
-    ] = None,
-    val_set: Annotated[
-        Path | None, typer.Option(help="Concorde-style dataset with reference tours: reports validation gaps.")
-    ] = None,
-    val_size: Annotated[int, typer.Option(help="Validation instances (random ones unless --val-set).")] = 1000,
-    max_time: Annotated[
-        float | None, typer.Option(help="Stop cleanly after this many seconds of this invocation.")
-    ] = None,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for torch (default: torch's choice).")] = None,
+    ] = 8,
+    teacher_starts: Annotated[
+        str,
+        typer.Option(
+            help="Teacher forcing reads each reference tour from random cities and directions (random), or "
+            "from the city greedy decoding starts at, in the direction the model prefers (model), so that it "
+            "corrects the steps greedy decoding takes.",
+            rich_help_panel=TEACHER,
+        ),
+    ] = "random",
 ) -> None:
-    """Train a model with REINFORCE and write its weights to --out."""
+    """Train a model (REINFORCE, teacher forcing) and write its weights to --out.
+
+    Under torchrun (torchrun --nproc-per-node N -m amsolve train ...) N processes train one model
+    together, each on its share of every batch.
+    """
     from amsolve.render import TrainingDisplay, render_train_summary
+    from amsolve.train.distributed import launched_rank
+    from amsolve.train.launch import TrainRequest, run_training
     from amsolve.train.trainer import TrainOptions
-    from amsolve.train.trainer import train as run_training
 
     with user_errors():
-        options = TrainOptions(
-            nodes=nodes,
-            out=str(out or f"runs/tsp{nodes}"),
-            baseline=baseline,
-            starts=starts,
-            supervised=str(supervised) if supervised else None,
-            mix_supervised=mix_supervised,
-            trajectories=trajectories,
-            teacher_starts=teacher_starts,
-            own_starts=own_starts,
-            forced_starts=forced_starts,
-            temperature=temperature,
-            leader_bonus=leader_bonus,
-            normalized_inputs=normalized_inputs,
-            epochs=epochs,
-            epoch_size=epoch_size,
-            batch_size=batch_size,
-            lr=lr,
-            ema=ema,
-            seed=seed,
-            device=device,
-            init_from=init_from,
-            n_layers=layers,
-            new_layers_lr=new_layers_lr,
-            val_set=str(val_set) if val_set else None,
-            val_size=val_size,
-            max_time=max_time,
-            threads=threads,
-            command=shlex.join(["amsolve", *sys.argv[1:]]),
+        request = TrainRequest(
+            options=TrainOptions(
+                nodes=nodes,
+                out=str(out or (f"runs/{Path(recipe).stem}" if recipe else f"runs/tsp{nodes}")),
+                baseline=baseline,
+                starts=starts,
+                supervised=str(supervised) if supervised else None,
+                mix_supervised=mix_supervised,
+                trajectories=trajectories,
+                teacher_starts=teacher_starts,
+                own_starts=own_starts,
+                forced_starts=forced_starts,
+                temperature=temperature,
+                leader_bonus=leader_bonus,
+                normalized_inputs=normalized_inputs,
+                epochs=epochs,
+                epoch_size=epoch_size,
+                batch_size=batch_size,
+                lr=lr,
+                ema=ema,
+                seed=seed,
+                device=device,
+                init_from=init_from,
+                n_layers=layers,
+                new_layers_lr=new_layers_lr,
+                val_set=str(val_set) if val_set else None,
+                val_size=val_size,
+                max_time=max_time,
+                threads=threads,
+                command=shlex.join(["amsolve", *sys.argv[1:]]),
+            ),
+            resume=resume,
+            given=_given_options(ctx),
+            recipe=recipe,
+            data_dir=str(data_dir),
         )
-        with TrainingDisplay() as display:
-            summary = run_training(options, resume=resume, on_event=display, explicit=_given_options(ctx))
-        render_train_summary(summary)
+        main_process = launched_rank() == 0  # under torchrun, rank 0 alone reports
+        with TrainingDisplay() if main_process else nullcontext(lambda event: None) as display:
+            summary = run_training(request, on_event=display)
+        if main_process:
+            render_train_summary(summary)

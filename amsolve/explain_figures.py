@@ -59,7 +59,7 @@ class FrameDrawer:
 
         self.plt = plt
         self.explanation = explanation
-        self.coords = explanation.instance.coords
+        self.coords = explanation.instance.planar_coords
         self.scale = ScalarMappable(LogNorm(PROBABILITY_FLOOR, 1.0, clip=True), UNVISITED_COLORMAP)
         self.head_colours = colormaps[HEAD_COLORMAP]
         count = 0 if not heads else explanation.glimpse.shape[1]

@@ -23,7 +23,8 @@ console = Console(stderr=True)
 
 
 class TrainingDisplay:
-    """A progress bar per epoch with the running loss, lengths and speed; a line per epoch."""
+    """A progress bar per epoch with the running loss, lengths and speed; a line per epoch (and per
+    recipe phase)."""
 
     def __init__(self) -> None:
         self.progress = Progress(
@@ -49,8 +50,16 @@ class TrainingDisplay:
             self.progress.stop()
 
     def __call__(self, event: TrainEvent) -> None:
-        if event.kind == "start":
-            console.print(f"training on {event.figures['device']}, {event.steps_per_epoch} steps per epoch")
+        if event.kind == "phase":  # a recipe's next phase
+            figures = event.figures
+            console.print(
+                f"[bold]phase {figures['phase']}/{figures['phases']}: {figures['name']}[/bold] "
+                f"({event.epoch} of {event.epochs} epochs done) in {figures['directory']}"
+            )
+        elif event.kind == "start":
+            processes = event.figures.get("processes", 1)
+            where = event.figures["device"] + (f" × {processes} processes" if processes > 1 else "")
+            console.print(f"training on {where}, {event.steps_per_epoch} steps per epoch")
             self.progress.start()
             self._new_task(event)
         elif event.kind == "step":
@@ -137,11 +146,11 @@ class ProgressBar:
         self.progress.advance(self.task, count)
 
 
-def short_tour(ids: list[int], show_all: bool, head: int = 8) -> str:
-    """A tour as ids, shortened to its first and last few unless `show_all`."""
-    if show_all or len(ids) <= 2 * head:
-        return " ".join(map(str, ids))
-    return " ".join(map(str, ids[:head])) + " … " + " ".join(map(str, ids[-2:]))
+def short_tour(cities: Sequence[object], show_all: bool, head: int = 8) -> str:
+    """A tour as city ids or names, shortened to its first and last few unless `show_all`."""
+    if show_all or len(cities) <= 2 * head:
+        return " ".join(map(str, cities))
+    return " ".join(map(str, cities[:head])) + " … " + " ".join(map(str, cities[-2:]))
 
 
 def format_length(value: float | None) -> str:
@@ -169,7 +178,9 @@ def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:
             format_length(solution.reference),
             "–" if gap is None else f"{gap:.3f}",
             f"{solution.seconds:.3f}",
-            short_tour(solution.instance.tour_ids(solution.tour), show_tour),
+            short_tour(
+                solution.instance.tour_names(solution.tour) or solution.instance.tour_ids(solution.tour), show_tour
+            ),
         )
     Console(width=max(console.width, 120)).print(table)
 
@@ -185,9 +196,11 @@ def solutions_json(solutions: Sequence[Solution]) -> str:
                     "decode": solution.pipeline,
                     "length": solution.length,
                     "tour": solution.instance.tour_ids(solution.tour),
+                    "tour_names": solution.instance.tour_names(solution.tour),
                     "reference": solution.reference,
                     "gap_pct": solution.gap_pct,
                     "seconds": solution.seconds,
+                    "model_input": solution.instance.planar_kind,
                 }
                 for solution in solutions
             ]
@@ -395,7 +408,7 @@ def render_explained_step(explanation: Explanation, number: int) -> None:
             table.add_column(f"h{head + 1}", justify="right", no_wrap=True)
     if step.current is not None:
         current = np.full(len(step.candidates), step.current)
-        distances = pair_distances(instance.coords, instance.metric, current, step.candidates).tolist()
+        distances = pair_distances(instance.points, instance.metric, current, step.candidates).tolist()
     for rank, (city, probability) in enumerate(zip(step.candidates.tolist(), step.probabilities.tolist(), strict=True)):
         row = [str(rank + 1), str(ids[city]), format_probability(probability)]
         if step.current is not None:

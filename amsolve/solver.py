@@ -64,7 +64,7 @@ class Solution:
     """The best tour found for one instance, with its exact length in the instance's metric."""
 
     instance: Instance
-    tour: np.ndarray  # (n,) 0-based positions into instance.coords
+    tour: np.ndarray  # (n,) 0-based positions of the instance's cities
     length: float
     pipeline: str
     model: str
@@ -170,16 +170,21 @@ def as_instance(problem: Instance | np.ndarray | Sequence[Sequence[float]]) -> I
 
 
 def solve(
-    problem: Instance | np.ndarray | Sequence[Sequence[float]],
+    problem: Instance | np.ndarray | Sequence[Sequence[float]] | None = None,
     options: SolveOptions | None = None,
+    *,
+    distances: np.ndarray | Sequence[Sequence[float]] | None = None,
     **changes: object,
 ) -> Solution:
-    """Solves one instance, given as an Instance or as coordinates (n, 2) (float Euclidean).
+    """Solves one instance: an Instance, coordinates (n, 2) (float Euclidean), or `distances`.
 
+    `distances` is a symmetric (n, n) matrix, solved as `Instance.from_matrix(distances)`.
     Keyword arguments change fields of `options` (default: the default pipeline) or of its
     DecodeOptions, e.g. `solve(points, strategy="beam", beam_width=32, local_search="none")`.
     """
-    problem = as_instance(problem)
+    if (problem is None) == (distances is None):
+        raise TypeError("solve() needs exactly one of an instance (or coordinates) and distances=")
+    problem = Instance.from_matrix(distances) if distances is not None else as_instance(problem)
     options = options or SolveOptions()
     solve_fields = {item.name for item in fields(SolveOptions)}
     decode_fields = {item.name for item in fields(DecodeOptions)}

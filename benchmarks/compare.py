@@ -1,14 +1,19 @@
-"""amsolve against classical baselines on the same instances, in one run (issue 6's table).
+"""amsolve against classical baselines on the same instances, in one run: a table and a time–quality chart.
 
-    python benchmarks/compare.py --limit 200 [--large 16]
+    python benchmarks/compare.py [--limit 1280] [--large 16] [--plot docs/time_quality.png]
 
 Rows, per dataset: LKH-3 (through elkai, one run; a development dependency only), nearest
-neighbour + 2-opt (amsolve's own 2-opt on a nearest-neighbour tour), and amsolve's pipelines.
-Datasets: `../shared/data/tsp100_uniform_seed2026.txt` (reference: its LKH tours) and, with
-`--large N`, N uniform 500-city instances whose reference is LKH-3 with 10 runs, computed here
-first (not timed). Times are wall seconds per instance: LKH-3 and nearest neighbour + 2-opt solve
-one instance at a time in one thread; amsolve decodes batches of 64 with torch's threads (2 here),
-and its default pipeline spends 1 ms per city on iterated local search after local search.
+neighbour + 2-opt (amsolve's own 2-opt on a nearest-neighbour tour), and amsolve's pipelines
+(greedy, beam 16, sampling 128, multi-start ×8, and multi-start ×8 + 2-opt + Or-opt, which is the
+default pipeline up to 1,000 cities). Datasets: `../shared/data/tsp100_uniform_seed2026.txt`
+(reference: its LKH tours) and, with `--large N`, N uniform 500-city instances whose reference is
+LKH-3 with 10 runs, computed here first (not timed). Gaps are means of per-instance gaps, as in
+`amsolve bench` (the rows are `amsolve.bench` rows for the peers too). Times are wall seconds per
+instance: LKH-3 and nearest neighbour + 2-opt solve one instance at a time in one thread; amsolve
+decodes batches of 64 with torch's threads (2 here), and its default pipeline spends 1 ms per city
+on iterated local search after local search. The load average of the machine is printed before
+and after, since every figure is wall-clock time. `--plot` draws the rows with
+`amsolve.figures.time_quality_chart` (the chart of `amsolve bench --plot`).
 The original AM implementation is not installed here; its figures quoted in
 the README were measured on this CPU before this project began.
 """
@@ -16,23 +21,35 @@ the README were measured on this CPU before this project began.
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import elkai
 import numpy as np
 
-from amsolve.bench import Dataset, run_bench
+from amsolve.bench import BenchRow, Dataset, bench_row, chart_points, run_bench
 from amsolve.decode.strategies import DecodeOptions
+from amsolve.figures import time_quality_chart
 from amsolve.io import read_dataset
 from amsolve.machine import machine_description
 from amsolve.problem import Instance
 from amsolve.search import improve_tours
-from amsolve.search.distances import coordinate_view
-from amsolve.solver import SolveOptions
+from amsolve.search.distances import distance_view
+from amsolve.solver import Solution, SolveOptions
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SCALE = 10**6
+PIPELINES = [
+    SolveOptions(decode=DecodeOptions("greedy"), local_search="none", device="cpu"),
+    SolveOptions(decode=DecodeOptions("beam", beam_width=16), local_search="none", device="cpu"),
+    SolveOptions(decode=DecodeOptions("sample", samples=128), local_search="none", device="cpu"),
+    SolveOptions(decode=DecodeOptions("multistart", augment=True), local_search="none", device="cpu"),
+    # The default pipeline (its ×8 augmentation applies up to 1,000 cities, so at both sizes here).
+    SolveOptions(decode=DecodeOptions("multistart", augment=True), device="cpu"),
+]
 
 
 def lkh_tour(instance: Instance, runs: int) -> np.ndarray:
@@ -55,21 +72,35 @@ def nearest_neighbour_tour(coords: np.ndarray) -> np.ndarray:
     return np.array(tour)
 
 
-def classical_row(name: str, dataset: str, instances: list[Instance], solve) -> str:
-    """A table row for a per-instance solver `solve(instance) -> tour` (after one untimed warm-up)."""
-    solve(instances[0])
+def nearest_neighbour_2opt(instance: Instance) -> np.ndarray:
+    """A nearest-neighbour tour improved by amsolve's 2-opt."""
+    return improve_tours(distance_view(instance), nearest_neighbour_tour(instance.coords)[None], "2opt")[0][0]
+
+
+def peer_row(name: str, dataset: Dataset, solve: Callable[[Instance], np.ndarray]) -> BenchRow:
+    """The bench row of a solver without the network, `solve(instance) -> tour`, after one untimed warm-up."""
+    solve(dataset.instances[0])
+    solutions = []
     started = time.perf_counter()
-    lengths = np.array([instance.tour_length(solve(instance)) for instance in instances])
-    seconds = (time.perf_counter() - started) / len(instances)
-    references = np.array([instance.reference_length for instance in instances])
-    gap = 100 * np.mean(lengths / references - 1)
-    return f"| {dataset} | {name} | {len(instances)} | {gap:.3f} | {seconds:.4f} |"
+    for instance in dataset.instances:
+        begun = time.perf_counter()
+        tour = solve(instance)
+        seconds = time.perf_counter() - begun
+        solutions.append(Solution(instance, tour, instance.tour_length(tour), name, "none", seconds))
+    return bench_row(dataset, solutions, time.perf_counter() - started, name, 1, "cpu", neural=False)
+
+
+def load() -> str:
+    """The load averages over 1, 5 and 15 minutes."""
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=1280, help="instances of the n = 100 set")
     parser.add_argument("--large", type=int, default=16, help="uniform 500-city instances (0: none)")
+    parser.add_argument("--plot", type=Path, help="draw the time–quality chart into this PNG file (overwritten)")
+    parser.add_argument("--whiskers", action="store_true", help="with --plot: whiskers up to the worst gap")
     args = parser.parse_args()
     datasets = [Dataset("tsp100", read_dataset(SHARED / "data/tsp100_uniform_seed2026.txt", args.limit), tsplib=False)]
     if args.large:
@@ -82,30 +113,38 @@ def main() -> None:
         datasets.append(Dataset("uniform500", large, tsplib=False))
 
     print(f"machine: {machine_description()}")
-    print("| dataset | solver | instances | mean gap % | s / instance |")
-    print("|---|---|---|---|---|")
+    load_at_start = os.getloadavg()[0]
+    print(f"load average (1, 5, 15 min) at the start: {load()}")
+    print("| dataset | solver | instances | mean gap % | worst gap % | s / instance |")
+    print("|---|---|---|---|---|---|")
+    rows: list[BenchRow] = []
     for dataset in datasets:
-        print(classical_row("LKH-3 (elkai, 1 run)", dataset.name, dataset.instances, lambda i: lkh_tour(i, runs=1)))
-        print(
-            classical_row(
-                "nearest neighbour + 2-opt",
-                dataset.name,
-                dataset.instances,
-                lambda i: improve_tours(
-                    coordinate_view(i.coords, i.metric), nearest_neighbour_tour(i.coords)[None], "2opt"
-                )[0][0],
-            )
-        )
-        pipelines = [
-            SolveOptions(decode=DecodeOptions("greedy"), local_search="none", device="cpu"),
-            SolveOptions(decode=DecodeOptions("multistart", augment=True), local_search="none", device="cpu"),
-            SolveOptions(device="cpu"),  # the default pipeline
+        dataset_rows = [
+            peer_row("LKH-3 (elkai, 1 run)", dataset, lambda instance: lkh_tour(instance, runs=1)),
+            peer_row("nearest neighbour + 2-opt", dataset, nearest_neighbour_2opt),
         ]
-        for row in run_bench([dataset], pipelines, "cpu"):
+        dataset_rows += [
+            replace(row, decode=f"amsolve {row.decode}", pipeline=f"amsolve {row.pipeline}")
+            for row in run_bench([dataset], PIPELINES, "cpu")
+        ]
+        for row in dataset_rows:
             print(
-                f"| {dataset.name} | amsolve {row.decode} | {row.instances} | {row.gap_mean_pct:.3f} | "
-                f"{row.seconds_per_instance:.4f} |"
+                f"| {row.dataset} | {row.decode} | {row.instances} | {row.gap_mean_pct:.3f} | {row.gap_max_pct:.3f} | "
+                f"{row.seconds_per_instance:.4f} |",
+                flush=True,
             )
+        rows += dataset_rows
+    print(f"load average (1, 5, 15 min) at the end: {load()}")
+    if args.plot:
+        sizes = {dataset.name: f"{dataset.name} ({len(dataset.instances):,} instances)" for dataset in datasets}
+        time_quality_chart(
+            [replace(point, dataset=sizes[point.dataset]) for point in chart_points(rows)],
+            args.plot,
+            force=True,
+            whiskers=args.whiskers,
+            title="amsolve, LKH-3 and nearest neighbour + 2-opt on uniform instances "
+            f"(load average {load_at_start:.2f} → {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)",
+        )
 
 
 if __name__ == "__main__":

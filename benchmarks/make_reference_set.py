@@ -45,6 +45,24 @@ def _solve_star(arguments: tuple[np.ndarray, int, bool]) -> np.ndarray:
     return solve(*arguments)
 
 
+def make_reference_set(
+    nodes: int, count: int, seed: int, out: Path, runs: int = 1, fast: bool = False, processes: int = 1,
+    force: bool = False,
+) -> str:  # fmt: skip
+    """Writes `count` uniform instances of `nodes` cities with LKH-3 tours to `out`; returns a summary line."""
+    coords = np.round(np.random.default_rng(seed).uniform(size=(count, nodes, 2)), 6)
+    started = time.perf_counter()
+    with Pool(processes) as pool:
+        tours = pool.map(_solve_star, [(instance, runs, fast) for instance in coords], chunksize=16)
+    seconds = time.perf_counter() - started
+    write_dataset(out, list(coords), tours, force=force)
+    mean = np.mean([tour_length(instance, "EUCLIDEAN", tour) for instance, tour in zip(coords, tours, strict=True)])
+    return (
+        f"{out}: {count} instances of {nodes} cities, mean reference length {mean:.5f}, "
+        f"{seconds:.0f} s ({seconds / count * 1000:.1f} ms per instance)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, required=True)
@@ -56,17 +74,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args()
-
-    coords = np.round(np.random.default_rng(args.seed).uniform(size=(args.count, args.nodes, 2)), 6)
-    started = time.perf_counter()
-    with Pool(args.processes) as pool:
-        tours = pool.map(_solve_star, [(instance, args.runs, args.fast) for instance in coords], chunksize=16)
-    seconds = time.perf_counter() - started
-    write_dataset(args.out, list(coords), tours, force=args.force)
-    mean = np.mean([tour_length(instance, "EUCLIDEAN", tour) for instance, tour in zip(coords, tours, strict=True)])
     print(
-        f"{args.out}: {args.count} instances of {args.nodes} cities, mean reference length {mean:.5f}, "
-        f"{seconds:.0f} s ({seconds / args.count * 1000:.1f} ms per instance)"
+        make_reference_set(
+            args.nodes, args.count, args.seed, args.out, args.runs, args.fast, args.processes, args.force
+        )
     )
 
 

@@ -9,6 +9,7 @@ there can be traced to a file in `results/`.
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -101,13 +102,26 @@ def pipeline_table() -> None:
 
 def compare_table() -> None:
     """amsolve against LKH-3 and nearest neighbour + 2-opt."""
-    print("| dataset | solver | mean gap | s / instance |")
-    print("|---|---|---|---|")
+    print("| dataset | solver | mean gap | worst gap | s / instance |")
+    print("|---|---|---|---|---|")
     previous = None
-    for dataset, solver, instances, gap, seconds in table_rows("compare.md"):
+    for dataset, solver, instances, gap, worst, seconds in table_rows("compare.md"):
         label = f"{dataset} ({instances})" if dataset != previous else ""
         previous = dataset
-        print(f"| {label} | {solver} | {gap} % | {float(seconds):.3f} |")
+        print(f"| {label} | {solver} | {gap} % | {worst} % | {float(seconds):.3f} |")
+    load = [line for line in (RESULTS / "compare.md").read_text().splitlines() if line.startswith("load average")]
+    print("\n" + "; ".join(load) + ".")
+
+
+def tour_caption() -> None:
+    """The drawn tour's length against the TSPLIB optimum."""
+    name, n, decoder, length, _ = (RESULTS / "tour_dsj1000.txt").read_text().split()
+    with open(TSPLIB / "optimal.csv", newline="") as table:
+        optimal = next(float(row["optimal"]) for row in csv.DictReader(table) if row["name"] == name)
+    print(
+        f"{name} ({int(n):,} cities), solved by `amsolve solve` ({decoder}): length {float(length):,.0f}, "
+        f"{100 * (float(length) / optimal - 1):.2f} % above the optimum {optimal:,.0f}."
+    )
 
 
 def speed_table() -> None:
@@ -148,6 +162,7 @@ def speed_table() -> None:
 
 def main() -> None:
     for title, draw in (
+        ("The drawn tour", tour_caption),
         ("The models alone", model_table),
         ("The default pipeline", pipeline_table),
         ("Against other solvers", compare_table),

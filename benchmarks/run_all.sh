@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Every measurement behind the README's tables, into benchmarks/results/ (about 30 minutes on
-# 2 cores). Needs ../shared beside the repository, `pip install '.[bench,plot]'` and GNU time
-# (/usr/bin/time). Each table is written to a temporary file and moved into place only when its
-# command succeeded, and PROVENANCE.txt records the commit, the weights and the machine.
+# Every measurement behind the README's tables, into benchmarks/results/, and its pictures, into
+# docs/ (about 30 minutes on 2 cores). Needs ../shared beside the repository,
+# `pip install '.[bench,plot]'` and GNU time (/usr/bin/time). Each table is written to a temporary
+# file and moved into place only when its command succeeded, and PROVENANCE.txt records the commit,
+# the weights and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared
 out=benchmarks/results
-for needed in "$shared/data" "$shared/tsplib/optimal.csv" /usr/bin/time; do
+for needed in "$shared/data" "$shared/tsplib/optimal.csv" "$shared/tsplib_explicit" "$shared/tsplib_large/d2103.tsp" /usr/bin/time; do
     [ -e "$needed" ] || { echo "run_all: $needed is missing" >&2; exit 2; }
 done
 python -c "import elkai, matplotlib" || { echo "run_all: pip install '.[bench,plot]' first" >&2; exit 2; }
@@ -36,14 +37,21 @@ publish tsplib.md
 # The default pipeline on the uniform test sets.
 amsolve bench "$shared/data" --decode multistartx8+2opt+oropt --json | md > "$(tmp pipeline_uniform.md)"
 publish pipeline_uniform.md
-# Against LKH-3 and nearest neighbour + 2-opt, in one run.
-python benchmarks/compare.py > "$(tmp compare.md)"
+# Against LKH-3 and nearest neighbour + 2-opt, in one run, with the README's time–quality chart.
+python benchmarks/compare.py --plot docs/time_quality.png > "$(tmp compare.md)"
 publish compare.md
+# The README's drawn tour: the default pipeline on dsj1000.
+amsolve solve "$shared/tsplib/dsj1000.tsp" --plot docs/tour_dsj1000.png --force --json \
+    | python -c "import json,sys; d=json.load(sys.stdin)['instances'][0]; print(d['name'], d['n'], d['decode'], d['length'], d['seconds'])" \
+    > "$(tmp tour_dsj1000.txt)"
+publish tour_dsj1000.txt
 # Speed.
 python benchmarks/decode_throughput.py --threads 2 > "$(tmp decode_throughput.md)"
 publish decode_throughput.md
 python benchmarks/train_throughput.py --threads 1 > "$(tmp train_throughput_1thread.md)"
 publish train_throughput_1thread.md
+python benchmarks/ddp_throughput.py > "$(tmp ddp_throughput.md)"
+publish ddp_throughput.md
 # 10,000 random cities from a CSV.
 python - <<'PY'
 import numpy as np
@@ -62,5 +70,11 @@ publish default_bench_time.txt
 # bench against solve --json, recomputed independently.
 python benchmarks/verify_bench.py "$shared/data/tsp100_uniform_seed2026.txt" --limit 1280 > "$(tmp verify_bench.txt)"
 publish verify_bench.txt
+# Distance matrices: ../shared/tsplib_explicit, the model's input, equal time, EUC_3D; a 2,103-city CSV.
+# One torch thread: with two, a process busy on the other core made torch's workers wait (hk48: 4 s, not 0.1 s).
+python benchmarks/explicit.py --threads 1 > "$(tmp explicit.md)"
+publish explicit.md
+OMP_NUM_THREADS=1 python benchmarks/matrix_csv.py "$shared/tsplib_large/d2103.tsp" > "$(tmp matrix_csv_d2103.txt)"
+publish matrix_csv_d2103.txt
 echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$out/PROVENANCE.txt"
 echo "done: $out"

@@ -34,7 +34,9 @@ def test_solve_json_is_one_document_with_file_ids(model_dir) -> None:
     assert sorted(row["tour"]) == list(range(1, 53))
     assert row["reference"] == 7542  # from berlin52.opt.tour beside the file
     assert row["length"] >= 7542 and row["gap_pct"] == pytest.approx(100 * (row["length"] - 7542) / 7542)
-    assert set(row) == {"name", "n", "decode", "length", "tour", "reference", "gap_pct", "seconds"}
+    keys = {"name", "n", "decode", "length", "tour", "tour_names", "reference", "gap_pct", "seconds", "model_input"}
+    assert set(row) == keys
+    assert row["tour_names"] is None and row["model_input"] == "coordinates"
 
 
 def test_solve_table_names_instance_length_and_gap(model_dir) -> None:
@@ -129,7 +131,7 @@ def tsplib(rows: str, dimension: int = 3, weights: str = "EUC_2D") -> str:
 
 
 EXPLICIT = "NAME: x\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\n"
-EXPLICIT += "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n"
+EXPLICIT += "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 4 0\nEOF\n"  # asymmetric
 
 
 @pytest.mark.parametrize(
@@ -139,7 +141,7 @@ EXPLICIT += "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n"
         ("", "empty"),
         (tsplib("1 0 0\n2 1 abc\n3 2 2\n"), "line 7"),
         (tsplib("1 0 0\n2 1 1\n3 2 2\n", dimension=4), "DIMENSION"),
-        (EXPLICIT, "EXPLICIT"),
+        (EXPLICIT, "symmetric problems only"),
         (tsplib("1 0 0\n2 1 nan\n3 2 2\n"), "finite"),
         (tsplib("1 0 0\n2 1 1\n", dimension=2), "at least 3"),
         (tsplib("1 0 0\n1 1 1\n3 2 2\n"), "duplicate"),
@@ -150,7 +152,7 @@ EXPLICIT += "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n"
         "empty",
         "non-numeric",
         "dimension",
-        "explicit",
+        "asymmetric",
         "nan",
         "too-few",
         "duplicate-id",

@@ -12,6 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 from amsolve.errors import InputError, TourError
 from amsolve.problem import (
+    COORDINATE_DIMENSIONS,
     METRICS,
     Instance,
     distance_matrix,
@@ -24,10 +25,17 @@ from amsolve.problem import (
 PACKAGE = Path(__file__).resolve().parents[1] / "amsolve"
 
 
-def reference_distance(p: tuple[float, float], q: tuple[float, float], metric: str) -> float:
+def reference_distance(p: tuple[float, ...], q: tuple[float, ...], metric: str) -> float:
     """One distance computed with scalar math straight from the TSPLIB95 documentation (oracle)."""
     if metric == "GEO":
         return geo_distance(p, q, pi=3.141592)
+    dx, dy = abs(p[0] - q[0]), abs(p[1] - q[1])
+    if metric == "MAN_2D":
+        return float(int(dx + dy + 0.5))
+    if metric == "MAX_2D":
+        return float(max(int(dx + 0.5), int(dy + 0.5)))
+    if metric == "EUC_3D":
+        return float(int(math.sqrt(dx * dx + dy * dy + (p[2] - q[2]) ** 2) + 0.5))
     d = math.sqrt((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2)
     if metric == "EUC_2D":
         return float(int(d + 0.5))
@@ -71,14 +79,15 @@ def test_nint_rounds_halves_up() -> None:
     assert pair_distances(coords, "EUCLIDEAN", a, b).tolist() == [2.5, 0.5]
 
 
-@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("metric", COORDINATE_DIMENSIONS)
 def test_matrix_matches_the_scalar_rules(metric: str) -> None:
     rng = np.random.default_rng(7)
     if metric == "GEO":  # DDD.MM: latitude within +-90, longitude within +-180
         degrees = rng.integers([-89, -179], [90, 180], size=(25, 2))
         coords = degrees + np.sign(degrees) * rng.integers(0, 60, size=(25, 2)) / 100.0
     else:
-        coords = np.round(rng.uniform(-1000, 1000, size=(25, 2)), 2)
+        coords = np.round(rng.uniform(-1000, 1000, size=(25, COORDINATE_DIMENSIONS[metric])), 2)
+        coords[:4] = [[0.0], [0.5], [1.5], [-1.0]]  # differences of 0.5 and 2.5: TSPLIB rounds halves up
     matrix = distance_matrix(coords, metric)
     expected = [
         [0.0 if i == j else reference_distance(coords[i], coords[j], metric) for j in range(25)] for i in range(25)
@@ -104,8 +113,18 @@ def test_geo_truncates_degrees() -> None:
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_a_city_is_at_distance_zero_from_itself(metric: str) -> None:
-    coords = np.array([[16.47, 96.10], [16.47, 94.44], [20.09, 92.54]])
-    assert pair_distances(coords, metric, np.arange(3), np.arange(3)).tolist() == [0.0] * 3
+    coords = np.array([[16.47, 96.10, 1.0], [16.47, 94.44, 2.0], [20.09, 92.54, 3.0]])
+    points = np.ones((3, 3)) if metric == "EXPLICIT" else coords[:, : COORDINATE_DIMENSIONS[metric]]
+    assert pair_distances(points, metric, np.arange(3), np.arange(3)).tolist() == [0.0] * 3
+
+
+def test_explicit_distances_are_the_matrix_entries() -> None:
+    matrix = np.array([[0, 3, 7, 2], [3, 0, 4, 9], [7, 4, 0, 5], [2, 9, 5, 0]], dtype=np.int32)
+    a, b = np.array([[0, 1], [3, 2]]), np.array([[2, 3], [0, 2]])
+    distances = pair_distances(matrix, "EXPLICIT", a, b)
+    assert distances.dtype == np.float64 and distances.tolist() == [[7.0, 9.0], [2.0, 0.0]]
+    np.testing.assert_array_equal(distance_matrix(matrix, "EXPLICIT"), matrix)
+    assert tour_lengths(matrix, "EXPLICIT", np.array([[0, 1, 2, 3], [0, 2, 1, 3]])).tolist() == [14.0, 22.0]
 
 
 def test_pair_distances_keeps_the_index_shape() -> None:
@@ -116,8 +135,8 @@ def test_pair_distances_keeps_the_index_shape() -> None:
 
 
 def test_unknown_metric_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match="MAN_2D"):
-        pair_distances(np.zeros((3, 2)), "MAN_2D", np.array([0]), np.array([1]))
+    with pytest.raises(ValueError, match="MANHATTAN"):
+        pair_distances(np.zeros((3, 2)), "MANHATTAN", np.array([0]), np.array([1]))
 
 
 def test_tour_lengths_close_the_tour() -> None:
@@ -222,7 +241,7 @@ def test_ids_and_positions_map_both_ways() -> None:
         ({"ids": [1, 2, 3]}, "rect: need 4 integer city ids, got int64 (3,)"),
         ({"ids": [1.0, 2.0, 3.0, 4.0]}, "rect: need 4 integer city ids, got float64 (4,)"),
         ({"ids": [7, 8, 7, 9]}, "rect: duplicate city id 7"),
-        ({"metric": "MAN_2D"}, "rect: unknown metric 'MAN_2D'"),
+        ({"metric": "MANHATTAN"}, "rect: unknown metric 'MANHATTAN'"),
         ({"reference_length": float("nan")}, "rect: reference length nan is not a length"),
     ],
 )

@@ -10,10 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amsolve.errors import InputError, TourError
-from amsolve.problem.distance import METRICS, distance_matrix, pair_distances, tour_lengths
+from amsolve.problem.distance import distance_matrix, pair_distances, tour_lengths
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
 from amsolve.search.distances import coordinate_view, dist, kernel_points, metric_code
 from amsolve.search.kernels import move_segment, two_opt_move
+
+METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
+"""The metrics these tests draw 2-D coordinates for; tests/test_matrices.py covers MAN_2D, MAX_2D, EUC_3D, EXPLICIT."""
 
 FLOAT_SLACK = 1e-9
 """How far below 0 a brute-force EUCLIDEAN delta may be and still count as no improvement."""

@@ -29,7 +29,8 @@ def read_csv(path: str | Path) -> Instance:
         where = at_line(path, line_no)
         fields = [field.strip() for field in next(csv.reader([line]))]
         if len(fields) not in _COLUMN_COUNTS:
-            raise InputError(f"{where}: expected 'x,y' or 'id,x,y', got {len(fields)} values")
+            hint = "; for a matrix of distances use --format matrix" if len(fields) > max(_COLUMN_COUNTS) else ""
+            raise InputError(f"{where}: expected 'x,y' or 'id,x,y', got {len(fields)} values{hint}")
         if columns is None:
             columns = len(fields)
             if not all(is_number(field) for field in fields):
@@ -37,7 +38,6 @@ def read_csv(path: str | Path) -> Instance:
         if len(fields) != columns:
             raise InputError(f"{where}: {len(fields)} values, but the first row has {columns}")
         city_id = parse_int(fields[0], where, "city id") if columns == 3 else len(rows.ids) + 1
-        x, y = parse_floats(fields[-2:], where, "coordinate")
-        rows.add(line_no, city_id, x, y)
+        rows.add(line_no, city_id, parse_floats(fields[-2:], where, "coordinate"))
     coords, ids = rows.arrays()
     return Instance(name=path.stem, coords=coords, metric="EUCLIDEAN", ids=ids, source=str(path))

@@ -6,16 +6,19 @@ from pathlib import Path
 from amsolve.errors import InputError
 from amsolve.io.csvfile import read_csv
 from amsolve.io.dataset import OUTPUT_KEYWORD, read_dataset
-from amsolve.io.text import is_number, read_lines, split_keyword
+from amsolve.io.matrixcsv import read_matrix_csv
+from amsolve.io.text import is_number, iter_lines, split_keyword
 from amsolve.io.tsplib import HEADER_KEYS, read_tsplib
 from amsolve.problem import Instance
 
-FORMATS = ("auto", "tsplib", "csv", "dataset")
+FORMATS = ("auto", "tsplib", "csv", "matrix", "dataset")
+"""`matrix` is a CSV of distances; it is never detected, always asked for."""
 
 _FORMAT_OF_SUFFIX = {".tsp": "tsplib", ".csv": "csv", ".txt": "dataset"}
 _SINGLE_INSTANCE_READERS: dict[str, Callable[[Path], Instance]] = {
     "tsplib": read_tsplib,
     "csv": read_csv,
+    "matrix": read_matrix_csv,
 }
 _MIN_DATASET_VALUES = 6
 """A dataset line has at least 3 cities, so at least 6 numbers before "output"."""
@@ -32,7 +35,7 @@ def detect_format(path: str | Path) -> str:
     suffix = Path(path.name.removesuffix(".gz")).suffix.lower()
     if suffix in _FORMAT_OF_SUFFIX:
         return _FORMAT_OF_SUFFIX[suffix]
-    first = next(line.strip() for line in read_lines(path) if line.strip())
+    first = next(line.strip() for line in iter_lines(path) if line.strip())
     tokens = first.split()
     if ":" in first and split_keyword(first)[0] in HEADER_KEYS:
         return "tsplib"
@@ -40,13 +43,14 @@ def detect_format(path: str | Path) -> str:
         return "dataset"
     if "," in first:
         return "csv"
-    raise InputError(f"{path}: cannot tell the format; use --format tsplib, csv or dataset")
+    raise InputError(f"{path}: cannot tell the format; use --format tsplib, csv, matrix or dataset")
 
 
 def load_instances(path: str | Path, fmt: str = "auto", limit: int | None = None) -> list[Instance]:
     """The instances in one file, read in format `fmt` (one of FORMATS; "auto" detects it).
 
     `limit` keeps the first instances of a dataset file; a TSPLIB or CSV file holds one instance.
+    A CSV of distances is read only when asked for ("matrix"): by its suffix it is a CSV of cities.
     Directories are not expanded here: that is the caller's choice.
     """
     path = Path(path)

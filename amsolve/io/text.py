@@ -5,8 +5,9 @@ Every error is an InputError with a one-line message that starts with where the 
 """
 
 import gzip
+import io
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,20 +26,36 @@ def read_lines(path: Path) -> list[str]:
 
     Bytes that are not UTF-8 become U+FFFD, so a binary file fails on its first bad value.
     """
+    return list(iter_lines(path))
+
+
+def iter_lines(path: Path) -> Iterator[str]:
+    """The lines of a text file one at a time, as `read_lines` gives them, without holding the file.
+
+    Missing files and directories fail at once; a file with no non-blank line fails when the
+    iteration reaches its end; a corrupt gzip stream fails where it is found.
+    """
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, not a file")
+    return _lines(path)
+
+
+def _lines(path: Path) -> Iterator[str]:
+    """The generator behind `iter_lines`: line endings \n, \r\n and \r all end a line."""
+    blank = True
     try:
-        data = path.read_bytes()
-        if path.suffix == ".gz":
-            data = gzip.decompress(data)
+        with open(path, "rb") as raw:
+            binary = gzip.GzipFile(fileobj=raw) if path.suffix == ".gz" else raw
+            for line in io.TextIOWrapper(binary, encoding="utf-8", errors="replace", newline=None):
+                line = line.rstrip("\n")
+                blank = blank and not line.strip()
+                yield line
     except (OSError, EOFError, zlib.error) as err:
         raise InputError(f"{path}: cannot read: {err}") from err
-    text = data.decode("utf-8", errors="replace")
-    if not text.strip():
+    if blank:
         raise InputError(f"{path}: file is empty")
-    return text.splitlines()
 
 
 def split_keyword(line: str) -> tuple[str, str]:
@@ -87,14 +104,15 @@ def parse_int(token: str, where: str, what: str) -> int:
 class CityRows:
     """Collects the cities of one file line by line, rejecting negative and repeated ids."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, dimensions: int = 2) -> None:
         self.path = path
+        self.dimensions = dimensions
         self.ids: list[int] = []
-        self.coords: list[tuple[float, float]] = []
+        self.coords: list[Sequence[float]] = []
         self._line_of_id: dict[int, int] = {}
 
-    def add(self, line_no: int, city_id: int, x: float, y: float) -> None:
-        """Add the city read on line `line_no`."""
+    def add(self, line_no: int, city_id: int, coords: Sequence[float]) -> None:
+        """Add the city read on line `line_no`, with its `dimensions` coordinates."""
         where = at_line(self.path, line_no)
         if city_id < 0:
             raise InputError(f"{where}: city id must not be negative, got {city_id}")
@@ -103,12 +121,42 @@ class CityRows:
             raise InputError(f"{where}: duplicate city id {city_id} (first on line {first})")
         self._line_of_id[city_id] = line_no
         self.ids.append(city_id)
-        self.coords.append((x, y))
+        self.coords.append(coords)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The coordinates (n, 2) as float64 and the ids (n,) as int64."""
-        coords = np.array(self.coords, dtype=np.float64).reshape(-1, 2)
+        """The coordinates (n, dimensions) as float64 and the ids (n,) as int64."""
+        coords = np.array(self.coords, dtype=np.float64).reshape(-1, self.dimensions)
         return coords, np.array(self.ids, dtype=np.int64)
+
+
+class DistanceBuffer:
+    """The numbers of a distance matrix as a reader finds them, stored as they come at 4 bytes each.
+
+    Holds int32 while every number is a whole number below 2**31 (every TSPLIB matrix), and turns
+    into float32 at the first that is not, so a matrix is read in about the memory it is kept in.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.values = np.empty(size, dtype=np.int32)
+        self.count = 0
+
+    @property
+    def room(self) -> int:
+        """How many more numbers fit."""
+        return len(self.values) - self.count
+
+    def add(self, numbers: np.ndarray) -> None:
+        """Append float64 numbers; callers check `room` first."""
+        end = self.count + len(numbers)
+        if self.values.dtype == np.int32 and not _whole_int32(numbers):
+            self.values = self.values.astype(np.float32)
+        self.values[self.count : end] = numbers
+        self.count = end
+
+
+def _whole_int32(numbers: np.ndarray) -> bool:
+    """Whether all numbers are whole and fit in an int32."""
+    return bool(np.all(np.floor(numbers) == numbers) and np.all(np.abs(numbers) < 2**31))
 
 
 def write_text_atomic(path: Path, text: str, force: bool = False) -> Path:

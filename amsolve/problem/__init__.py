@@ -1,6 +1,8 @@
-"""Cities, metrics and tours: TSPLIB distance rules and the Instance type; no torch."""
+"""Cities, metrics and tours: TSPLIB distance rules, distance matrices and the Instance type; no torch."""
 
 from amsolve.problem.distance import (
+    COORDINATE_DIMENSIONS,
+    EXPLICIT,
     METRICS,
     distance_matrix,
     pair_distances,
@@ -10,6 +12,8 @@ from amsolve.problem.distance import (
 from amsolve.problem.instance import Instance, tour_problem
 
 __all__ = [
+    "COORDINATE_DIMENSIONS",
+    "EXPLICIT",
     "METRICS",
     "Instance",
     "distance_matrix",

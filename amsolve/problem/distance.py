@@ -2,14 +2,22 @@
 
 This module is the one place where distance rules live. Every tour length in amsolve comes
 from `pair_distances`, so lengths on TSPLIB instances are exactly the integers TSPLIB defines.
+A metric reads `points`: coordinates (n, 2), or (n, 3) for EUC_3D, or for EXPLICIT the (n, n)
+distance matrix itself.
 """
 
 from collections.abc import Callable
 
 import numpy as np
 
-METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
-"""The four TSPLIB coordinate rules, and EUCLIDEAN (plain float) for CSV and dataset files."""
+METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "MAN_2D", "MAX_2D", "EUC_3D", "EXPLICIT", "EUCLIDEAN")
+"""TSPLIB's symmetric rules (EXPLICIT: a matrix), and EUCLIDEAN (plain float) for CSV and dataset files."""
+
+EXPLICIT = "EXPLICIT"
+"""The metric of instances given by a distance matrix rather than by coordinates."""
+
+COORDINATE_DIMENSIONS = {metric: 3 if metric == "EUC_3D" else 2 for metric in METRICS if metric != EXPLICIT}
+"""How many coordinates each city has under each coordinate metric."""
 
 GEO_PI = 3.141592
 """The value of pi that TSPLIB's GEO rule uses (not math.pi)."""
@@ -28,6 +36,22 @@ def _squared_distance(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     dx = p[..., 0] - q[..., 0]
     dy = p[..., 1] - q[..., 1]
     return dx * dx + dy * dy
+
+
+def _manhattan_2d(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB MAN_2D: nint(|dx| + |dy|)."""
+    return _nint(np.abs(p[..., 0] - q[..., 0]) + np.abs(p[..., 1] - q[..., 1]))
+
+
+def _maximum_2d(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB MAX_2D: max(nint(|dx|), nint(|dy|))."""
+    return np.maximum(_nint(np.abs(p[..., 0] - q[..., 0])), _nint(np.abs(p[..., 1] - q[..., 1])))
+
+
+def _euc_3d(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """TSPLIB EUC_3D: nint(sqrt(dx*dx + dy*dy + dz*dz))."""
+    dz = p[..., 2] - q[..., 2]
+    return _nint(np.sqrt(_squared_distance(p, q) + dz * dz))
 
 
 def _euclidean(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -76,40 +100,47 @@ _RULES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "CEIL_2D": _ceil_2d,
     "ATT": _att,
     "GEO": _geo,
+    "MAN_2D": _manhattan_2d,
+    "MAX_2D": _maximum_2d,
+    "EUC_3D": _euc_3d,
     "EUCLIDEAN": _euclidean,
 }
 
 
-def pair_distances(coords: np.ndarray, metric: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distances between cities a[k] and b[k] (0-based indices into coords, any matching shape).
+def pair_distances(points: np.ndarray, metric: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances between cities a[k] and b[k] (0-based indices into points, any matching shape).
 
+    `points` are the coordinates, or for EXPLICIT the distance matrix (read as points[a, b]).
     Returns float64 values, integer-valued for the TSPLIB metrics. A city is at distance 0 from
     itself under every metric (the GEO formula alone would give 1).
     """
-    if metric not in _RULES:
+    if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
-    coords = np.asarray(coords, dtype=np.float64)
     a = np.asarray(a)
     b = np.asarray(b)
-    distances = _RULES[metric](coords[a], coords[b])
+    if metric == EXPLICIT:
+        distances = np.asarray(points)[a, b].astype(np.float64)
+    else:
+        coords = np.asarray(points, dtype=np.float64)
+        distances = _RULES[metric](coords[a], coords[b])
     return np.where(a == b, 0.0, distances)
 
 
-def distance_matrix(coords: np.ndarray, metric: str) -> np.ndarray:
-    """The full (n, n) distance matrix; meant for small n and tests."""
-    rows, cols = np.indices((len(coords), len(coords)))
-    return pair_distances(coords, metric, rows, cols)
+def distance_matrix(points: np.ndarray, metric: str) -> np.ndarray:
+    """The full (n, n) float64 distance matrix; meant for small n and tests."""
+    rows, cols = np.indices((len(points), len(points)))
+    return pair_distances(points, metric, rows, cols)
 
 
-def tour_lengths(coords: np.ndarray, metric: str, tours: np.ndarray) -> np.ndarray:
+def tour_lengths(points: np.ndarray, metric: str, tours: np.ndarray) -> np.ndarray:
     """Lengths of closed tours given as an array (..., n) of 0-based city indices; shape (...).
 
     Sums of integer distances are exact in float64 (below 2**53), so TSPLIB lengths are exact.
     """
     tours = np.asarray(tours)
-    return pair_distances(coords, metric, tours, np.roll(tours, -1, axis=-1)).sum(axis=-1)
+    return pair_distances(points, metric, tours, np.roll(tours, -1, axis=-1)).sum(axis=-1)
 
 
-def tour_length(coords: np.ndarray, metric: str, tour: np.ndarray) -> float:
+def tour_length(points: np.ndarray, metric: str, tour: np.ndarray) -> float:
     """Length of one closed tour given as 0-based city indices (n,)."""
-    return float(tour_lengths(coords, metric, tour))
+    return float(tour_lengths(points, metric, tour))

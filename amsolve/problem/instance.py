@@ -1,12 +1,16 @@
-"""A TSP instance (cities, file ids, metric, optional reference tour) and checks on its tours."""
+"""A TSP instance (cities or a distance matrix, file ids, metric, optional reference tour) and checks on its tours."""
 
 import dataclasses
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from amsolve.errors import InputError, TourError
 from amsolve.problem import distance
+from amsolve.problem.embedding import classical_mds, principal_components
+from amsolve.problem.matrix import as_array, compact_matrix
 
 
 def check_permutations(tours: np.ndarray, n: int) -> np.ndarray:
@@ -51,56 +55,139 @@ def _read_only(values: np.ndarray, dtype: type) -> np.ndarray:
     return array
 
 
+PLANAR_KINDS = {
+    "coordinates": "their coordinates",
+    "display": "the file's display coordinates (lengths from the matrix)",
+    "principal components": "the first two principal components of their 3-D coordinates",
+    "MDS": "a 2-D MDS embedding of the distance matrix (positions approximate)",
+}
+"""What `Instance.planar_coords` can be, and how a figure says where it drew the cities."""
+
+
 @dataclass(frozen=True, eq=False)
 class Instance:
     """One TSP instance as read from a file.
 
-    `coords` are the file's own coordinates (never normalised here) and `ids` the file's own
-    city numbers; tours are 0-based positions into both. The arrays are read-only copies.
+    Distances come from `coords` under `metric`, or for EXPLICIT from `matrix` (n, n); the
+    distance rules read `points`, which is the one or the other. `coords` are the file's own
+    coordinates (never normalised here): (n, 2), (n, 3) for EUC_3D, and for EXPLICIT the display
+    coordinates if the file has them, else None. The model reads `normalized_coords()`, made from
+    `planar_coords`. `ids` are the file's own city numbers and `names` (optional) the cities'
+    names; tours are 0-based positions into all of them. The arrays are read-only copies.
     A reference tour given without a length gets its length computed. Instances compare by
     identity (eq=False): equality of numpy fields has no single truth value.
     """
 
     name: str
-    coords: np.ndarray
+    coords: np.ndarray | None
     metric: str
     ids: np.ndarray
     reference_tour: np.ndarray | None = None
     reference_length: float | None = None
     reference_is_optimal: bool = False
     source: str | None = None
+    matrix: np.ndarray | None = None
+    names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         """Store read-only arrays and check that the instance is usable; InputError if not."""
-        self._check_cities()
+        self._check_distances()
+        self._check_ids()
+        self._check_coordinate_values()
         self._check_reference()
 
-    def _check_cities(self) -> None:
-        """Check and store the coordinates, ids and metric."""
+    @classmethod
+    def from_matrix(
+        cls,
+        distances: np.ndarray | Sequence[Sequence[float]],
+        names: Sequence[str] | None = None,
+        name: str = "matrix",
+        display_coords: np.ndarray | None = None,
+        source: str | None = None,
+    ) -> "Instance":
+        """An EXPLICIT instance from a symmetric (n, n) matrix of distances; cities are numbered 1..n.
+
+        `names` label the cities in output; `display_coords` (n, 2), if given, place them for the
+        model and for plots. The matrix is kept as int32 when its entries are whole numbers below
+        2**31, else as float32 (see `amsolve.problem.matrix`).
+        """
+        matrix = as_array(distances, source or name)
+        return cls(
+            name=name,
+            coords=display_coords,
+            metric=distance.EXPLICIT,
+            ids=np.arange(1, (matrix.shape[0] if matrix.ndim else 0) + 1),
+            source=source,
+            matrix=matrix,
+            names=None if names is None else tuple(names),
+        )
+
+    def _check_distances(self) -> None:
+        """Check and store the metric and what it reads: the matrix, or coordinates of the right shape.
+
+        Display coordinates of an EXPLICIT instance are optional and have shape (n, 2).
+        """
+        if self.metric not in distance.METRICS:
+            known = ", ".join(distance.METRICS)
+            raise InputError(f"{self.label}: unknown metric {self.metric!r}; expected {known}")
+        explicit = self.metric == distance.EXPLICIT
+        if explicit:
+            if self.matrix is None:
+                raise InputError(f"{self.label}: EXPLICIT distances need a matrix")
+            object.__setattr__(self, "matrix", compact_matrix(self.matrix, self.label, self._city_label))
+        elif self.matrix is not None:
+            raise InputError(f"{self.label}: a distance matrix needs the metric EXPLICIT, not {self.metric}")
+        if self.coords is None:
+            if not explicit:
+                raise InputError(f"{self.label}: {self.metric} distances need coordinates")
+            return
         coords = _read_only(self.coords, np.float64)
-        if coords.ndim != 2 or coords.shape[1] != 2:
-            raise InputError(f"{self.label}: coordinates must have shape (n, 2), got {coords.shape}")
+        dimensions = distance.COORDINATE_DIMENSIONS.get(self.metric, 2)
+        if coords.ndim != 2 or coords.shape[1] != dimensions:
+            raise InputError(f"{self.label}: coordinates must have shape (n, {dimensions}), got {coords.shape}")
+        if explicit and len(coords) != len(self.matrix):
+            raise InputError(f"{self.label}: {len(coords)} display coordinates for {len(self.matrix)} cities")
         object.__setattr__(self, "coords", coords)
-        if self.n < 3:
-            raise InputError(f"{self.label}: needs at least 3 cities, got {self.n}")
+
+    def _city_label(self, index: int) -> str:
+        """How a message names the city at a position, before the ids and names are checked."""
+        if self.names is not None and index < len(self.names):
+            return repr(self.names[index])
         ids = np.asarray(self.ids)
-        if ids.shape != (self.n,) or not np.issubdtype(ids.dtype, np.integer):
-            raise InputError(f"{self.label}: need {self.n} integer city ids, got {ids.dtype} {ids.shape}")
+        return f"city {ids[index] if ids.ndim == 1 and index < len(ids) else index + 1}"
+
+    def _check_ids(self) -> None:
+        """Check and store the ids and the names, if any; at least 3 cities."""
+        n = len(self.points)
+        if n < 3:
+            raise InputError(f"{self.label}: needs at least 3 cities, got {n}")
+        ids = np.asarray(self.ids)
+        if ids.shape != (n,) or not np.issubdtype(ids.dtype, np.integer):
+            raise InputError(f"{self.label}: need {n} integer city ids, got {ids.dtype} {ids.shape}")
         object.__setattr__(self, "ids", _read_only(ids, np.int64))
         values, counts = np.unique(self.ids, return_counts=True)
         if (counts > 1).any():
             raise InputError(f"{self.label}: duplicate city id {values[counts > 1][0]}")
-        not_finite = ~np.isfinite(coords).all(axis=1)
+        if self.names is not None:
+            names = tuple(self.names)
+            if len(names) != n or not all(isinstance(name, str) and name for name in names):
+                raise InputError(f"{self.label}: need {n} non-empty city names, got {len(names)}")
+            if len(set(names)) < n:
+                repeated = next(name for name in names if names.count(name) > 1)
+                raise InputError(f"{self.label}: two cities are named {repeated!r}")
+            object.__setattr__(self, "names", names)
+
+    def _check_coordinate_values(self) -> None:
+        """Coordinates must be finite and close enough that their squared differences are too."""
+        if self.coords is None:
+            return
+        not_finite = ~np.isfinite(self.coords).all(axis=1)
         if not_finite.any():
-            bad_id = self.ids[not_finite][0]
-            raise InputError(f"{self.label}: city {bad_id} has a non-finite coordinate")
+            raise InputError(f"{self.label}: city {self.ids[not_finite][0]} has a non-finite coordinate")
         with np.errstate(over="ignore"):
-            squared_diagonal = np.square(coords.max(axis=0) - coords.min(axis=0)).sum()
+            squared_diagonal = np.square(self.coords.max(axis=0) - self.coords.min(axis=0)).sum()
         if not np.isfinite(squared_diagonal):  # distances square their differences
             raise InputError(f"{self.label}: the coordinates span too wide a range for floating-point distances")
-        if self.metric not in distance.METRICS:
-            known = ", ".join(distance.METRICS)
-            raise InputError(f"{self.label}: unknown metric {self.metric!r}; expected {known}")
 
     def _check_reference(self) -> None:
         """Check and store the reference tour, computing its length unless one is given."""
@@ -118,7 +205,36 @@ class Instance:
     @property
     def n(self) -> int:
         """Number of cities."""
-        return len(self.coords)
+        return len(self.ids)
+
+    @property
+    def points(self) -> np.ndarray:
+        """What the distance rules read: the matrix for EXPLICIT, else the coordinates."""
+        return self.matrix if self.metric == distance.EXPLICIT else self.coords
+
+    @property
+    def planar_kind(self) -> str:
+        """What `planar_coords` are: a key of `PLANAR_KINDS`."""
+        if self.metric == distance.EXPLICIT:
+            return "display" if self.coords is not None else "MDS"
+        return "principal components" if self.coords.shape[1] == 3 else "coordinates"
+
+    @functools.cached_property
+    def planar_coords(self) -> np.ndarray:
+        """The cities in the plane (n, 2), for the model and for plots; distances never use them.
+
+        The coordinates themselves for 2-D metrics; for EUC_3D their first two principal
+        components; for EXPLICIT the display coordinates if the file has them, else a classical
+        MDS embedding of the matrix (computed once, on first use).
+        """
+        kind = self.planar_kind
+        if kind == "MDS":
+            coords = classical_mds(self.matrix)
+        elif kind == "principal components":
+            coords = principal_components(self.coords)
+        else:
+            coords = self.coords
+        return _read_only(coords, np.float64)
 
     @property
     def label(self) -> str:
@@ -144,11 +260,17 @@ class Instance:
 
     def tour_length(self, tour: np.ndarray) -> float:
         """Length of a closed tour (0-based positions) in the instance's metric; validates first."""
-        return distance.tour_length(self.coords, self.metric, self.validate_tour(tour))
+        return distance.tour_length(self.points, self.metric, self.validate_tour(tour))
 
     def tour_ids(self, tour: np.ndarray) -> list[int]:
         """The file's city ids along a tour given as 0-based positions."""
         return self.ids[self.validate_tour(tour)].tolist()
+
+    def tour_names(self, tour: np.ndarray) -> list[str] | None:
+        """The cities' names along a tour given as 0-based positions; None if they have no names."""
+        if self.names is None:
+            return None
+        return [self.names[position] for position in self.validate_tour(tour)]
 
     def positions_from_ids(self, tour_ids: np.ndarray) -> np.ndarray:
         """0-based positions of the given file ids; TourError on an id the instance lacks."""
@@ -162,14 +284,15 @@ class Instance:
         return positions
 
     def normalized_coords(self) -> np.ndarray:
-        """Coordinates for the model: in the unit square, one scale for both axes.
+        """What the model reads (n, 2): `planar_coords` in the unit square, one scale for both axes.
 
         Each axis is shifted so its minimum is 0, then both are divided by the larger of the two
         ranges, so the aspect ratio is kept. If all cities coincide, all are at (0, 0).
         """
-        low = self.coords.min(axis=0)
-        span = float((self.coords.max(axis=0) - low).max())
-        return (self.coords - low) / (span if span > 0 else 1.0)
+        coords = self.planar_coords
+        low = coords.min(axis=0)
+        span = float((coords.max(axis=0) - low).max())
+        return (coords - low) / (span if span > 0 else 1.0)
 
     def with_reference(
         self, tour: np.ndarray | None = None, length: float | None = None, optimal: bool = False

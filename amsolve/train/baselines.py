@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -32,19 +33,25 @@ class SharedBaseline:
         """Nothing to restore."""
 
 
+BatchMean = Callable[[torch.Tensor], torch.Tensor]
+"""The mean of the whole batch from this process's mean length: itself, or under torchrun the
+mean over every process's share of the batch."""
+
+
 class ExponentialBaseline:
     """An exponential moving average of the mean batch length (β = 0.8 in the AM paper)."""
 
     name = "exponential"
     multi_start = False
 
-    def __init__(self, beta: float = 0.8) -> None:
+    def __init__(self, beta: float = 0.8, batch_mean: BatchMean = lambda mean: mean) -> None:
         self.beta = beta
+        self.batch_mean = batch_mean
         self.value: torch.Tensor | None = None
 
     def evaluate(self, coords: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """Folds this batch's mean length (batch, s) into the average and returns it for every tour."""
-        mean = lengths.detach().mean()  # ()
+        mean = self.batch_mean(lengths.detach().mean())  # ()
         self.value = mean if self.value is None else self.beta * self.value + (1 - self.beta) * mean
         return self.value.expand_as(lengths)  # (batch, s)
 
@@ -62,18 +69,27 @@ class RolloutBaseline:
 
     After each epoch the copy is replaced by the current policy when that is better on a fixed
     evaluation set by a one-sided paired t-test at `alpha`; during the first epoch an
-    exponential baseline is used instead (warm-up).
+    exponential baseline is used instead (warm-up). Under torchrun only rank 0 evaluates
+    (`measure=True`) and decides; the other ranks `follow` its decision.
     """
 
     name = "rollout"
     multi_start = False
 
-    def __init__(self, model: AttentionModel, eval_coords: torch.Tensor, alpha: float = 0.05) -> None:
+    def __init__(
+        self,
+        model: AttentionModel,
+        eval_coords: torch.Tensor,
+        alpha: float = 0.05,
+        measure: bool = True,
+        batch_mean: BatchMean = lambda mean: mean,
+    ) -> None:
         self.alpha = alpha
         self.eval_coords = eval_coords
-        self.warmup: ExponentialBaseline | None = ExponentialBaseline()
+        self.batch_mean = batch_mean
+        self.warmup: ExponentialBaseline | None = ExponentialBaseline(batch_mean=batch_mean)
         self.policy = self._frozen_copy(model)
-        self.policy_lengths = greedy_lengths(self.policy, eval_coords)
+        self.policy_lengths = greedy_lengths(self.policy, eval_coords) if measure else None
 
     @staticmethod
     def _frozen_copy(model: AttentionModel) -> AttentionModel:
@@ -100,6 +116,13 @@ class RolloutBaseline:
         self.policy_lengths = candidate_lengths
         return True
 
+    def follow(self, model: AttentionModel, replaced: bool) -> None:
+        """Does what `end_epoch` decided on another rank: ends the warm-up, and when the policy
+        was replaced, replaces it by `model` too (every rank holds the same weights)."""
+        self.warmup = None
+        if replaced:
+            self.policy = self._frozen_copy(model)
+
     def state_dict(self) -> dict[str, Any]:
         """The frozen policy, its evaluation-set lengths and the warm-up, for checkpoints."""
         return {
@@ -118,7 +141,7 @@ class RolloutBaseline:
         if state["warmup"] is None:
             self.warmup = None
         else:
-            self.warmup = ExponentialBaseline()
+            self.warmup = ExponentialBaseline(batch_mean=self.batch_mean)
             self.warmup.load_state_dict(state["warmup"])
 
 

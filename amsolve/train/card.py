@@ -177,35 +177,97 @@ def write_card(directory: Path, shipped_epoch: int | None = None) -> None:
 
 
 def plot_curve(path: Path, log: list[dict[str, Any]], phases: list[dict[str, Any]]) -> None:
-    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours (and, for
-    epochs trained with `--ema`, the greedy gap of the trained weights beside the average's).
+    """Draws `curve_figure` into a PNG file (overwriting it), when the log has validation gaps."""
+    from amsolve.figures import save_figure
 
-    Each phase is validated at its own size, so each is marked with its n.
+    figure = curve_figure(log, phases)
+    if figure is not None:
+        save_figure(figure, path, force=True)
+
+
+def curve_figure(log: list[dict[str, Any]], phases: list[dict[str, Any]]) -> Any:
+    """Validation gap (log scale) of greedy and multi-start ×8 against cumulative hours (and, for
+    epochs trained with `--ema`, the greedy gap of the trained weights beside the average's); None
+    when the last epoch has no validation gap.
+
+    Each phase starts at a dotted line numbered above the axes (labels too close to fit side by
+    side are moved apart, with dotted leaders to their lines); each phase is validated at its own
+    size, so a label also gives the n wherever it changes. Gaps at or below `GAP_FLOOR_PCT` (0
+    included) are drawn at it, where the tick reads "≤ 0.001 %".
     """
-    from amsolve.figures import pyplot, save_figure
+    from amsolve.figures import GAP_FLOOR_PCT, percent_label, pyplot, set_log_axis
 
     if "greedy_gap_pct" not in log[-1]:
-        return
+        return None
     plt = pyplot()
-    figure, axis = plt.subplots(figsize=(6, 4))
+    figure, axis = plt.subplots(figsize=(7, 4.2))
     curves = [("greedy_gap_pct", "greedy"), ("multistart8_gap_pct", "multi-start ×8")]
     if any("raw_greedy_gap_pct" in record for record in log):  # with --ema the curves above are the average's
         curves.append(("raw_greedy_gap_pct", "greedy, trained weights (not averaged)"))
+    drawn: list[float] = []
     for key, label in curves:
         measured = [record for record in log if key in record]  # phases without --val-set have no gaps
         hours = [record["total_wall_seconds"] / 3600 for record in measured]
-        axis.plot(hours, [max(record[key], 1e-3) for record in measured], marker=".", label=label)
+        gaps = [max(record[key], GAP_FLOOR_PCT) for record in measured]
+        axis.plot(hours, gaps, marker=".", markersize=4, linewidth=1, label=label)
+        drawn += gaps
+    floor = GAP_FLOOR_PCT if min(drawn) <= GAP_FLOOR_PCT else None
+    set_log_axis(axis, "y", min(drawn) / 1.5, max(drawn) * 1.5, percent_label, floor)
     nodes = {phase["phase"]: phase["options"]["nodes"] for phase in phases}
-    for number, phase in enumerate(sorted({record["phase"] for record in log})):
+    labels, previous_n = [], None
+    for phase in sorted({record["phase"] for record in log}):
         first = next(record for record in log if record["phase"] == phase)
         start = (first["total_wall_seconds"] - first["wall_seconds"]) / 3600
-        if number:
+        if labels:
             axis.axvline(start, color="grey", linestyle=":", linewidth=1)
-        if phase in nodes:
-            axis.text(start, 1.01, f" n={nodes[phase]}", transform=axis.get_xaxis_transform(), fontsize=7)
-    axis.set_yscale("log")
-    axis.set_xlabel("training wall-clock hours (this CPU); dotted lines: new phase")
-    axis.set_ylabel("validation gap at the phase's n (%)")
-    axis.grid(True, which="both", alpha=0.3)
-    axis.legend()
-    save_figure(figure, path, force=True)
+        n = nodes.get(phase, previous_n)
+        text = str(phase) if n == previous_n else f"{phase} (n = {n})"
+        previous_n = n
+        leader = {"arrowstyle": "-", "color": "grey", "linestyle": ":", "shrinkA": 0, "shrinkB": 0}
+        labels.append(
+            axis.annotate(
+                text,
+                (start, 1),
+                xycoords=("data", "axes fraction"),
+                xytext=(0, 0),
+                textcoords="offset points",
+                horizontalalignment="center",
+                fontsize=7.5,
+                arrowprops=leader,
+            )
+        )
+    _spread_labels(figure, axis, labels)
+    axis.set_xlabel(
+        "training wall-clock hours (this CPU)\ndotted lines: a new phase, numbered above (n: cities per instance)"
+    )
+    axis.set_ylabel("validation gap at the phase's n")
+    axis.grid(True, which="major", alpha=0.35)
+    axis.grid(True, which="minor", alpha=0.1)
+    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=len(curves), frameon=False, fontsize=8.5)
+    return figure
+
+
+def _spread_labels(figure: Any, axis: Any, labels: list[Any], gap_points: float = 12, rise_points: float = 24) -> None:
+    """Shifts labels sideways, keeping their order, until none overlaps the next one; a dotted leader
+    joins each label to the top of its line (straight up when it did not move).
+
+    The labels start centred above their lines; a forward pass pushes each clear of the one before,
+    a backward pass pulls them back inside the axes' right end.
+    """
+    from matplotlib.text import Text
+
+    figure.draw_without_rendering()  # final axis limits, so that the labels' positions are final too
+    renderer = figure.canvas.get_renderer()
+    points = figure.dpi / 72  # pixels per point
+    boxes = [Text.get_window_extent(label, renderer) for label in labels]  # the text alone, not its leader
+    anchors = [(box.x0 + box.x1) / 2 for box in boxes]
+    halves = [box.width / 2 + gap_points * points / 2 for box in boxes]
+    centres = list(anchors)
+    for index in range(1, len(centres)):
+        centres[index] = max(centres[index], centres[index - 1] + halves[index - 1] + halves[index])
+    right = axis.get_window_extent(renderer).x1
+    for index in reversed(range(len(centres))):
+        limit = right if index == len(centres) - 1 else centres[index + 1] - halves[index + 1]
+        centres[index] = min(centres[index], limit - halves[index])
+    for label, anchor, centre in zip(labels, anchors, centres, strict=True):
+        label.set_position(((centre - anchor) / points, rise_points))

@@ -1,7 +1,8 @@
 """The training loop: epochs of REINFORCE (or teacher-forcing) steps, validation, checkpoints.
 
-`train(options, on_event)` is what `amsolve train` calls; it returns a summary and reports
-progress through `on_event`, so the loop knows nothing about how progress is displayed.
+`train(options, on_event)` runs one training run; it returns a summary and reports progress
+through `on_event`, so the loop knows nothing about how progress is displayed. Under torchrun
+(`amsolve.train.distributed`) every process runs the same loop on its share of each batch.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ from amsolve.train.baselines import BASELINES, ExponentialBaseline, RolloutBasel
 from amsolve.train.card import LOG_FILE, PHASES_FILE, read_log, read_phases, write_card
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint, save_checkpoint
 from amsolve.train.data import ReferenceSet, load_reference_set, normalized, uniform_instances
+from amsolve.train.distributed import (
+    Distributed,
+    data_parallel,
+    distributed_session,
+    seed_of_rank,
+    share_of_batch,
+    with_global_batch_norms,
+)
 from amsolve.train.objectives import TEACHER_STARTS, StepResult, reinforce_loss, teacher_forcing_loss
 
 
@@ -220,42 +229,54 @@ class Trainer:
         resume: bool,
         on_event: Callable[[TrainEvent], None],
         explicit: frozenset[str] | None = None,
+        distributed: Distributed | None = None,
     ) -> None:
-        """Sets up a new run in `options.out`, or with `resume` the one there (see `resumed_options`)."""
+        """Sets up a new run in `options.out`, or with `resume` the one there (see `resumed_options`).
+
+        Under torchrun (`distributed`, by default the current process group) rank 0 reads the
+        checkpoint, the data sets and the model to start from, and shares them with the others.
+        """
+        self.distributed = distributed or Distributed.current()
         out, command = Path(options.out), options.command
-        checkpoint = self._existing_run(out, resume)
+        checkpoint = self.distributed.from_main(lambda: self._existing_run(out, resume))
         changed: dict[str, Any] = {}
         if checkpoint is not None:
             options, changed = resumed_options(checkpoint["options"], options, explicit)
         options.validate()
+        self.local_batch_size = share_of_batch(options.batch_size, self.distributed.world_size)
         self.options = options
         self.on_event = on_event
         self.out = out
-        self.device = resolve_device(options.device)
+        self.device = self.distributed.device if self.distributed.active else resolve_device(options.device)
         if options.threads:
             torch.set_num_threads(options.threads)
         self.reference: ReferenceSet | None = None
         self._order: tuple[int, torch.Tensor] | None = None
         if options.supervised:
-            self.reference = load_reference_set(Path(options.supervised))
-            if self.reference.n != options.nodes:
-                raise InputError(
-                    f"{options.supervised}: has {self.reference.n} cities per instance, --nodes is {options.nodes}"
-                )
-        self.validation = self._validation_set()
-        self.appended_layers = 0  # encoder layers appended to the init_from model's
+            self.reference = self.distributed.from_main(self._reference_set)
+        self.validation = self.distributed.on_main(self._validation_set)  # rank 0 validates
         resumable = checkpoint is not None and "config" in checkpoint  # older checkpoints lack the config
-        self.model = (self._saved_model(checkpoint) if resumable else self._initial_model()).to(self.device)
+        model, self.appended_layers = (  # appended_layers: encoder layers appended to the init_from model's
+            self._saved_model(checkpoint) if resumable else self.distributed.from_main(self._initial_model)
+        )
+        if self.distributed.active:
+            model = with_global_batch_norms(model)
+        self.model = model.to(self.device)
         self.optimizer = torch.optim.Adam(self._parameter_groups())
-        self.generator = torch.Generator(device=self.device).manual_seed(options.seed)
+        seed = seed_of_rank(options.seed, self.distributed.rank)
+        self.generator = torch.Generator(device=self.device).manual_seed(seed)
         self.baseline = self._baseline()
         self.progress = _Progress()
         if checkpoint is None:
-            self._start_phase()
+            self.progress = self.distributed.from_main(self._start_phase)
         else:
             self._restore(checkpoint)
-            self._record_resume(command, changed)
-        self.averaged = self._averaged_weights(checkpoint)
+            self.distributed.on_main(lambda: self._record_resume(command, changed))
+        self.averaged = self._averaged_weights(checkpoint) if self.distributed.is_main else None
+        self.parallel = None
+        if self.distributed.active:  # teacher forcing alone leaves the first step's placeholder untrained
+            unused_parameters = bool(options.supervised and not options.mix_supervised)
+            self.parallel = data_parallel(self.model, self.distributed, unused_parameters)
 
     @staticmethod
     def _existing_run(out: Path, resume: bool) -> dict[str, Any] | None:
@@ -275,7 +296,17 @@ class Trainer:
         """Gradient steps per epoch (at least one)."""
         return max(1, self.options.epoch_size // self.options.batch_size)
 
-    def _initial_model(self) -> AttentionModel:
+    def _reference_set(self) -> ReferenceSet:
+        """The `--supervised` dataset, checked against `--nodes`."""
+        reference = load_reference_set(Path(self.options.supervised))
+        if reference.n != self.options.nodes:
+            raise InputError(
+                f"{self.options.supervised}: has {reference.n} cities per instance, --nodes is {self.options.nodes}"
+            )
+        return reference
+
+    def _initial_model(self) -> tuple[AttentionModel, int]:
+        """The model a new run starts from, and how many encoder layers it appends to --init-from's."""
         torch.manual_seed(self.options.seed)
         if self.options.init_from:
             source = load_model(self.options.init_from, device="cpu")
@@ -289,19 +320,18 @@ class Trainer:
                 raise InputError(
                     f"--new-layers-lr needs --layers beyond the {layers} layers of {self.options.init_from}"
                 )
-            self.appended_layers = layers - source.config.n_layers
-            return grown_from(source, replace(source.config, n_layers=layers, trained_nodes=self.options.nodes))
-        return AttentionModel(
-            ModelConfig(
-                embed_dim=self.options.embed_dim, n_layers=self.options.n_layers or 3, trained_nodes=self.options.nodes
-            )
+            grown = grown_from(source, replace(source.config, n_layers=layers, trained_nodes=self.options.nodes))
+            return grown, layers - source.config.n_layers
+        config = ModelConfig(
+            embed_dim=self.options.embed_dim, n_layers=self.options.n_layers or 3, trained_nodes=self.options.nodes
         )
+        return AttentionModel(config), 0
 
-    def _saved_model(self, checkpoint: dict[str, Any]) -> AttentionModel:
-        """A model of the checkpoint's architecture, whose weights `_restore` loads: a resume does not
-        read the --init-from model again, which may have changed or gone since."""
-        self.appended_layers = checkpoint.get("appended_layers", 0)
-        return AttentionModel(ModelConfig.from_dict(checkpoint["config"], where=f"{self.out} checkpoint"))
+    def _saved_model(self, checkpoint: dict[str, Any]) -> tuple[AttentionModel, int]:
+        """A model of the checkpoint's architecture, whose weights `_restore` loads (a resume does not
+        read the --init-from model again, which may have changed or gone since), and its appended layers."""
+        config = ModelConfig.from_dict(checkpoint["config"], where=f"{self.out} checkpoint")
+        return AttentionModel(config), checkpoint.get("appended_layers", 0)
 
     def _parameter_groups(self) -> list[dict[str, Any]]:
         """Adam's parameter groups: every weight at --lr, or the appended layers at --new-layers-lr."""
@@ -315,27 +345,34 @@ class Trainer:
             {"params": list(appended.parameters()), "lr": self.options.new_layers_lr},
         ]
 
-    def _start_phase(self) -> None:
-        """Records this run as a new phase, after the history of the model it starts from."""
+    def _start_phase(self) -> _Progress:
+        """Records this run as a new phase, after the history of the model it starts from, and
+        returns its counters."""
         history_dir = resolve_model(self.options.init_from) if self.options.init_from else None
         log = read_log(history_dir) if history_dir else []
         phases = read_phases(history_dir) if history_dir else []
         self.out.mkdir(parents=True, exist_ok=True)
+        progress = _Progress(phase=len(phases) + 1)
         if log:
-            self.progress.base_instances = log[-1]["total_instances"]
-            self.progress.base_wall_seconds = log[-1]["total_wall_seconds"]
-        self.progress.phase = len(phases) + 1
+            progress.base_instances = log[-1]["total_instances"]
+            progress.base_wall_seconds = log[-1]["total_wall_seconds"]
         phases.append(
             {
-                "phase": self.progress.phase,
+                "phase": progress.phase,
                 "command": self.options.command or "amsolve train (Python API)",
                 "options": asdict(self.options),
-                "machine": machine_description(),
+                "machine": self._machine(),
                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             }
         )
         write_text_atomic(self.out / LOG_FILE, "".join(json.dumps(record) + "\n" for record in log), force=True)
         write_text_atomic(self.out / PHASES_FILE, json.dumps(phases, indent=1) + "\n", force=True)
+        return progress
+
+    def _machine(self) -> str:
+        """The machine for the records, with the number of processes under torchrun."""
+        world_size = self.distributed.world_size
+        return machine_description() + (f", {world_size} processes (torchrun)" if world_size > 1 else "")
 
     def _validation_set(self) -> ReferenceSet | torch.Tensor:
         if self.options.val_set:
@@ -349,15 +386,18 @@ class Trainer:
         return uniform_instances(self.options.val_size, self.options.nodes, generator, torch.device("cpu"))
 
     def _baseline(self) -> SharedBaseline | ExponentialBaseline | RolloutBaseline:
+        """The baseline of `--baseline`; under torchrun a moving average follows the global batch's mean."""
+        batch_mean = self.distributed.mean_tensor
         if self.options.baseline == "shared":
             return SharedBaseline()
         if self.options.baseline == "exponential":
-            return ExponentialBaseline()
+            return ExponentialBaseline(batch_mean=batch_mean)
         generator = torch.Generator().manual_seed(self.options.seed + 2)
         eval_coords = uniform_instances(
             min(self.options.val_size, 10_000), self.options.nodes, generator, torch.device("cpu")
         )
-        return RolloutBaseline(self.model, self._model_view(eval_coords.to(self.device)))
+        eval_coords = self._model_view(eval_coords.to(self.device))
+        return RolloutBaseline(self.model, eval_coords, measure=self.distributed.is_main, batch_mean=batch_mean)
 
     def _averaged_weights(self, checkpoint: dict[str, Any] | None) -> AveragedModel | None:
         """With `--ema`, the moving average of the weights: the checkpoint's, or (when the option is
@@ -369,7 +409,8 @@ class Trainer:
             averaged.load_state_dict(checkpoint["averaged"])
         return averaged
 
-    def _checkpoint_state(self) -> dict[str, Any]:
+    def _checkpoint_state(self, generators: list[torch.Tensor]) -> dict[str, Any]:
+        """What `_restore` needs to go on; `generators` are the random streams of every rank."""
         state = {
             "options": asdict(self.options),
             "config": asdict(self.model.config),
@@ -377,10 +418,12 @@ class Trainer:
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "baseline": self.baseline.state_dict(),
-            "generator": self.generator.get_state(),
+            "generator": generators[0],
             "generator_device": self.device.type,
             "progress": asdict(self.progress),
         }
+        if len(generators) > 1:
+            state["generators"] = generators
         if self.averaged is not None:
             state["averaged"] = self.averaged.state_dict()
         return state
@@ -397,8 +440,20 @@ class Trainer:
         for group, fresh in zip(self.optimizer.param_groups, self._parameter_groups(), strict=True):
             group["lr"] = fresh["lr"]
         self.baseline.load_state_dict(state["baseline"])
-        self.generator.set_state(state["generator"])
         self.progress = _Progress(**state["progress"])
+        self._restore_generator(state)
+
+    def _restore_generator(self, state: dict[str, Any]) -> None:
+        """This rank's random stream as the checkpoint left it; after a change in the number of
+        processes, rank 0 goes on with its own and the others start streams of their own."""
+        generators = state.get("generators", [state["generator"]])
+        if len(generators) == self.distributed.world_size:
+            self.generator.set_state(generators[self.distributed.rank])
+        elif self.distributed.is_main:
+            self.generator.set_state(state["generator"])
+        else:
+            restart = self.progress.base_instances + self.progress.instances_seen
+            self.generator.manual_seed(seed_of_rank(self.options.seed, self.distributed.rank, restart))
 
     def _record_resume(self, command: str, changed: dict[str, Any]) -> None:
         """Notes in the run's phases when it was resumed, by which command, with which changes."""
@@ -407,7 +462,10 @@ class Trainer:
             return
         resumes = phases[-1].setdefault("resumed", [])
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        resumes.append({"at": now, "command": command or "amsolve train (Python API)", "changed": changed})
+        resume = {"at": now, "command": command or "amsolve train (Python API)", "changed": changed}
+        if self.distributed.active:
+            resume["machine"] = self._machine()
+        resumes.append(resume)
         write_text_atomic(self.out / PHASES_FILE, json.dumps(phases, indent=1) + "\n", force=True)
 
     def _epoch_order(self) -> torch.Tensor:
@@ -419,10 +477,12 @@ class Trainer:
         return self._order[1]
 
     def _teacher_forcing_step(self) -> StepResult:
-        """Teacher forcing on the next batch of reference tours, each in a random symmetry."""
+        """Teacher forcing on this process's share of the next batch of reference tours, each in a
+        random symmetry (the batch's instances are the same for any number of processes)."""
         options, progress = self.options, self.progress
         order = self._epoch_order()
-        wanted = torch.arange(progress.step * options.batch_size, (progress.step + 1) * options.batch_size)
+        first = progress.step * options.batch_size + self.distributed.rank * self.local_batch_size
+        wanted = torch.arange(first, first + self.local_batch_size)
         index = order[wanted % len(order)]
         symmetry = torch.randint(SYMMETRIES, (len(index),), generator=self.generator, device=self.device)
         coords = self._model_view(apply_symmetry(self.reference.coords[index].to(self.device), symmetry))
@@ -436,9 +496,10 @@ class Trainer:
         return normalized(coords)[0] if self.options.normalized_inputs else coords
 
     def _reinforce_step(self) -> StepResult:
-        """REINFORCE on a batch of fresh uniform instances."""
+        """REINFORCE on a batch of fresh uniform instances (this process's share of the batch)."""
         options = self.options
-        coords = self._model_view(uniform_instances(options.batch_size, options.nodes, self.generator, self.device))
+        coords = uniform_instances(self.local_batch_size, options.nodes, self.generator, self.device)
+        coords = self._model_view(coords)
         starts = options.starts or options.nodes
         return reinforce_loss(
             self.model,
@@ -491,18 +552,29 @@ class Trainer:
             file.write(json.dumps(record) + "\n")
 
     def _save(self) -> None:
-        save_checkpoint(self.out, self._checkpoint_state())
+        """Writes the checkpoint (rank 0, with every rank's random stream)."""
+        generators = self.distributed.gather(self.generator.get_state())
+        if self.distributed.is_main:
+            save_checkpoint(self.out, self._checkpoint_state(generators))
 
     def _emit(self, kind: str, figures: dict[str, Any]) -> None:
+        """Reports progress (from rank 0 only)."""
+        if not self.distributed.is_main:
+            return
         progress = self.progress
         self.on_event(
             TrainEvent(kind, progress.epoch, self.options.epochs, progress.step, self.steps_per_epoch, figures)
         )
 
     def _gradient_step(self) -> tuple[StepResult, float]:
-        """One optimiser step, returning its figures and loss; a non-finite loss stops the run first."""
-        result = self._step()
-        loss = result.loss.item()
+        """One optimiser step, returning its figures and loss; a non-finite loss stops the run first.
+
+        Under torchrun the step runs through DistributedDataParallel, which averages the gradients
+        of every process's share of the batch, and the figures are the means over the processes.
+        """
+        result = self._step() if self.parallel is None else self.parallel(self._step)
+        loss, length, baseline = self.distributed.mean([result.loss.item(), result.mean_length, result.mean_baseline])
+        result = replace(result, mean_length=length, mean_baseline=baseline)
         if not math.isfinite(loss):
             raise TrainingError(
                 f"loss became {loss} at epoch {self.progress.epoch + 1}, step {self.progress.step + 1}; "
@@ -526,11 +598,12 @@ class Trainer:
     def run(self) -> TrainSummary:
         """Trains until the last epoch, Ctrl-C/SIGTERM or `max_time`; checkpoints on the way out."""
         options, progress = self.options, self.progress
-        self.out.mkdir(parents=True, exist_ok=True)
+        if self.distributed.is_main:
+            self.out.mkdir(parents=True, exist_ok=True)
         self.model.train()
         started = last_checkpoint = window_start = time.perf_counter()
         wall_before, window_instances = progress.wall_seconds, 0
-        self._emit("start", {"device": str(self.device)})
+        self._emit("start", {"device": str(self.device), "processes": self.distributed.world_size})
         with _stop_on_signals() as flag:
             while progress.epoch < options.epochs:
                 while progress.step < self.steps_per_epoch:
@@ -544,13 +617,16 @@ class Trainer:
                     })  # fmt: skip
                     if now - window_start > 30:
                         window_start, window_instances = now, 0
-                    stop = "interrupted" if flag["stop"] else None
-                    if options.max_time is not None and now - started >= options.max_time:
-                        stop = stop or "max_time"
+                    interrupted, out_of_time, checkpoint_due = self.distributed.any(
+                        flag["stop"],
+                        options.max_time is not None and now - started >= options.max_time,
+                        now - last_checkpoint > 60 * options.checkpoint_minutes,
+                    )
+                    stop = "interrupted" if interrupted else "max_time" if out_of_time else None
                     if stop:
                         self._save()
                         return self._summary(stop)
-                    if now - last_checkpoint > 60 * options.checkpoint_minutes:
+                    if checkpoint_due:
                         self._save()
                         last_checkpoint = now
                 self._end_epoch()
@@ -558,17 +634,30 @@ class Trainer:
                 last_checkpoint = time.perf_counter()
         return self._summary("finished")
 
+    def _update_rollout_baseline(self) -> bool:
+        """The rollout baseline's end of epoch: rank 0 evaluates and decides, the others follow."""
+        replaced = self.distributed.from_main(lambda: self.baseline.end_epoch(self.model))
+        if not self.distributed.is_main:
+            self.baseline.follow(self.model, replaced)
+        self.model.train()
+        return replaced
+
     def _end_epoch(self) -> None:
-        """Baseline update (rollout), validation, best weights, log line and model card."""
+        """Baseline update (rollout), then on rank 0 validation, best weights, log line and model
+        card while the other ranks wait."""
         progress = self.progress
         replaced = None
         if isinstance(self.baseline, RolloutBaseline) and (self.reference is None or self.options.mix_supervised):
-            replaced = self.baseline.end_epoch(self.model)
-            self.model.train()
-        weights = self.model if self.averaged is None else self.averaged.module
-        figures = self._validate(weights)
+            replaced = self._update_rollout_baseline()
         progress.epoch += 1
         progress.step = 0
+        self.distributed.on_main(lambda: self._record_epoch(replaced))
+
+    def _record_epoch(self, replaced: bool | None) -> None:
+        """Validation, best weights, log line and model card of the epoch just ended."""
+        progress = self.progress
+        weights = self.model if self.averaged is None else self.averaged.module
+        figures = self._validate(weights)
         best = "best_greedy_length" if self.averaged is None else "best_averaged_greedy_length"
         improved = figures["greedy_length"] < getattr(progress, best)
         if improved:
@@ -596,6 +685,7 @@ class Trainer:
 
     def _summary(self, stopped_because: str) -> TrainSummary:
         progress = self.progress
+        self.distributed.barrier()  # rank 0 has written its last file before any process leaves
         self._emit("stop", {"reason": stopped_because})
         return TrainSummary(
             self.out, progress.epoch, progress.instances_seen, progress.wall_seconds, progress.best_validation,
@@ -609,5 +699,7 @@ def train(
     on_event: Callable[[TrainEvent], None] = lambda event: None,
     explicit: frozenset[str] | None = None,
 ) -> TrainSummary:
-    """Runs (or resumes) training as `options` say; see `Trainer` and `resumed_options`."""
-    return Trainer(options, resume, on_event, explicit).run()
+    """Runs (or resumes) training as `options` say; see `Trainer` and `resumed_options`. Under
+    torchrun every process calls this, and they train the model together."""
+    with distributed_session(options.device) as distributed:
+        return Trainer(options, resume, on_event, explicit, distributed).run()
