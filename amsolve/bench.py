@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,15 +253,17 @@ def run_bench(
     rows: list[BenchRow] = []
     for pipeline in pipelines:
         models = ModelCache(pipeline.model, resolve_device(pipeline.device))
-        for n in {instance.n for dataset in datasets for instance in dataset.instances}:
-            models.for_size(n)  # every model loaded once, before any timing
-        solve_instances(datasets[0].instances[:1], pipeline, models=models)  # warm-up (JIT, allocator), not timed
+        if pipeline.uses_network:
+            for n in {instance.n for dataset in datasets for instance in dataset.instances}:
+                models.for_size(n)  # every model loaded once, before any timing
         pipeline_rows = []
         for dataset in datasets:
-            started = time.perf_counter()
             solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress, models=models)
-            seconds = time.perf_counter() - started
-            pipeline_rows.append(bench_row(dataset, solutions, seconds, pipeline.label(), pipeline.batch_size, device))
+            seconds = sum(solution.seconds for solution in solutions)  # one-time costs (warm-up) excluded
+            row = bench_row(
+                dataset, solutions, seconds, pipeline.label(), pipeline.batch_size, device, pipeline.uses_network
+            )
+            pipeline_rows.append(row)
         rows += pipeline_rows
         tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets, strict=True) if dataset.tsplib]
         if len(tsplib_rows) > 1:

@@ -36,6 +36,15 @@ DeviceOption = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
 SeedOption = Annotated[int, typer.Option(help="Seed (0 or more) of the sampling decoder and of iterated local search.")]
 BatchSizeOption = Annotated[int, typer.Option(help="Instances of equal size decoded together.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")]
+CandidatesOption = Annotated[
+    str,
+    typer.Option(
+        help="Candidate lists of the search: alpha (α-nearness, as LKH), nearest or quadrant (nearest per quadrant)."
+    ),
+]
+CandidatesKOption = Annotated[
+    int | None, typer.Option(help="Candidates per city (default: 5 for alpha, 10 for nearest and quadrant).")
+]
 
 
 def _version(value: bool) -> None:
@@ -88,7 +97,13 @@ def solve(
             show_default=False,
         ),
     ],
-    decode: Annotated[str, typer.Option(help="Decoder: greedy, sample, beam or multistart.")] = "multistart",
+    decode: Annotated[
+        str,
+        typer.Option(
+            help="Start: the network's greedy, sample, beam or multistart, or a construction without it: "
+            "greedy-edge, nearest, space-filling or random."
+        ),
+    ] = "greedy-edge",
     samples: SamplesOption = 128,
     temperature: Annotated[float, typer.Option(help="sample: softmax temperature.")] = 1.0,
     beam_width: BeamWidthOption = 16,
@@ -102,14 +117,17 @@ def solve(
         ),
     ] = None,
     local_search: Annotated[
-        str, typer.Option(help="Local search on the decoded tours: none, 2opt or 2opt+oropt.")
-    ] = "2opt+oropt",
+        str,
+        typer.Option(help="Search from the start: lk (Lin–Kernighan steps), 2opt, 2opt+oropt or none."),
+    ] = "lk",
+    candidates: CandidatesOption = "alpha",
+    candidates_k: CandidatesKOption = None,
     improve: Annotated[int, typer.Option(help="Local search is applied to this many of the best decoded tours.")] = 1,
     time_limit: Annotated[
         float | None,
         typer.Option(
-            help="Seconds per instance, all included; time left after local search goes to iterated local search. "
-            "Default: local search to its optimum, then 1 ms per city."
+            help="Seconds per instance, everything included (decoding, candidate lists, search). "
+            "Default: decoding to its end, then 1 ms per city of search."
         ),
     ] = None,
     model: ModelOption = None,
@@ -150,6 +168,8 @@ def solve(
                 seed=seed,
             ),
             local_search=local_search,
+            candidates=candidates,
+            candidates_k=candidates_k,
             model=model,
             device=device,
             batch_size=batch_size,
@@ -164,7 +184,9 @@ def solve(
             pyplot()
             check_writable([plot], force)
         with ProgressBar(len(instances), "solving", enabled=not json_output) as progress:
-            solutions = solve_instances(instances, options, on_progress=progress.advance)
+            solutions = solve_instances(
+                instances, options, on_progress=progress.advance, on_search_progress=progress.search_status
+            )
         if json_output:
             typer.echo(solutions_json(solutions))
         else:
@@ -186,9 +208,10 @@ def bench(
     decode: Annotated[
         str,
         typer.Option(
-            help="Comma-separated pipelines DECODER\\[x8]\\[+LOCALSEARCH], e.g. greedy,beam,multistartx8+2opt+oropt."
+            help="Comma-separated pipelines START\\[x8]\\[+SEARCH]\\[@CANDIDATES\\[K]], e.g. "
+            "greedy,beam,multistartx8+lk@alpha5,random+lk@nearest10."
         ),
-    ] = "greedy,multistartx8,multistartx8+2opt+oropt",
+    ] = "greedy,multistartx8,greedy-edge+lk@alpha5",
     samples: SamplesOption = 128,
     beam_width: BeamWidthOption = 16,
     starts: StartsOption = None,
@@ -201,8 +224,13 @@ def bench(
     limit: Annotated[int | None, typer.Option(help="Only the first N instances of each dataset file.")] = None,
     batch_size: BatchSizeOption = 64,
     time_limit: Annotated[
-        float | None, typer.Option(help="Pipelines with local search: seconds per instance (default: 1 ms per city).")
+        float | None,
+        typer.Option(
+            help="Seconds per instance, everything included (default: decoding, then 1 ms per city of search)."
+        ),
     ] = None,
+    candidates: CandidatesOption = "alpha",
+    candidates_k: CandidatesKOption = None,
     optima: Annotated[
         Path | None, typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")
     ] = None,
@@ -236,6 +264,8 @@ def bench(
         template = SolveOptions(
             decode=DecodeOptions(samples=samples, beam_width=beam_width, starts=starts, augment=augment, seed=seed),
             local_search="none",
+            candidates=candidates,
+            candidates_k=candidates_k,
             model=model,
             device=device,
             batch_size=batch_size,

@@ -14,6 +14,7 @@ from rich.table import Table
 from amsolve.bench import TSPLIB_TOTAL, BenchRow
 from amsolve.explanation import ExplainedStep, Explanation
 from amsolve.model.weights import WEIGHTS_FILE
+from amsolve.problem import Instance
 from amsolve.problem.distance import pair_distances
 from amsolve.solver import Solution
 from amsolve.train.trainer import TrainEvent, TrainSummary
@@ -124,7 +125,7 @@ class ProgressBar:
 
     def __init__(self, total: int, description: str, enabled: bool = True) -> None:
         self.progress = Progress(
-            TextColumn(description),
+            TextColumn("{task.description}"),
             BarColumn(),
             TextColumn("{task.completed}/{task.total}"),
             TimeElapsedColumn(),
@@ -144,6 +145,13 @@ class ProgressBar:
 
     def advance(self, count: int = 1) -> None:
         self.progress.advance(self.task, count)
+
+    def search_status(self, instance: Instance, length: float, elapsed: float, budget: float) -> None:
+        """Show a long search's best length so far, time spent and budget."""
+        self.progress.update(
+            self.task,
+            description=f"{instance.name}: best {format_length(length)} · {elapsed:,.0f} of {budget:,.0f} s",
+        )
 
 
 def short_tour(cities: Sequence[object], show_all: bool, head: int = 8) -> str:

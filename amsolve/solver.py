@@ -21,26 +21,49 @@ from amsolve.model.network import AttentionModel
 from amsolve.model.registry import load_model, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
+from amsolve.search.candidates import DEFAULT_CANDIDATES, candidate_lists, check_candidates
+from amsolve.search.candidates.alpha import dense_graph_limit
+from amsolve.search.construct import construct
 from amsolve.search.distances import distance_view
 
 AUTO_SECONDS_PER_CITY = 0.001
-"""Without --time-limit, local search runs to its local optimum and iterated local search then
-gets 1 ms per city (0.1 s at 100 cities, 1 s at 1,000)."""
+"""Without --time-limit, the search (candidate lists, local search, kicks) gets 1 ms per city
+(0.1 s at 100 cities, 100 s at 100,000), and at least a first local optimum."""
+
+AUTO_MIN_SECONDS = 0.05
+"""The least time the search gets without --time-limit."""
+
+ASCENT_SHARE = 0.15
+"""Share of an instance's search time the Held–Karp ascent of α-nearness candidates may take."""
+
+DECODE_SHARE = 0.5
+"""Share of --time-limit the network's decoding may take; the rest goes to the search."""
+
+PROGRESS_AFTER = 3.0
+"""Searches with a longer budget report their best length as they go."""
+
+WARM_UP_CITIES = 16
+"""Cities of the piece of the first instance solved, untimed, before any clock starts (more when
+the instance is large enough for the candidate lists' sparse graph, so that its code runs too)."""
 
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """How to solve: the decoder, local search on its best `decode.keep` tours, model, device.
+    """How to solve: the start (a network decoder or a construction), the search and its
+    candidate lists, the model and device, and the time per instance.
 
-    With local search, the decoded tours are improved to a local optimum, then the best one by
-    iterated local search for `AUTO_SECONDS_PER_CITY` × n. A `time_limit` instead bounds each
-    instance's whole solve: decoding starts no new chunk of rollouts after it (the first chunk
-    always completes), local search stops when it expires, and any time left goes to iterated
-    local search. Without local search, decoding is all there is.
+    The search improves the `decode.keep` best starts to local optima, then the best by iterated
+    local search. Without a `time_limit`, decoding runs to its end and the search gets
+    `AUTO_SECONDS_PER_CITY` × n. A `time_limit` bounds each instance's whole solve, decoding,
+    candidate lists and search included: instances are then solved one at a time, decoding may
+    take up to `DECODE_SHARE` of it, and the search ends when it expires. Without local search,
+    the start is all there is.
     """
 
-    decode: DecodeOptions = field(default_factory=lambda: DecodeOptions("multistart", augment=None))
-    local_search: str = "2opt+oropt"
+    decode: DecodeOptions = field(default_factory=lambda: DecodeOptions("greedy-edge", augment=None))
+    local_search: str = "lk"
+    candidates: str = "alpha"
+    candidates_k: int | None = None  # None: DEFAULT_CANDIDATES of the source
     model: str | None = None  # shipped name or directory; None: the shipped model nearest in size
     device: str = "auto"
     batch_size: int = 64
@@ -48,15 +71,23 @@ class SolveOptions:
 
     def __post_init__(self) -> None:
         check_local_search(self.local_search)
+        check_candidates(self.candidates, self.candidates_k)
         if self.batch_size < 1:
             raise InputError("--batch-size must be at least 1")
         if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):
             raise InputError("--time-limit must be a number of seconds, 0 or more")
 
+    @property
+    def uses_network(self) -> bool:
+        return self.decode.uses_network
+
     def label(self, n: int | None = None) -> str:
-        """The pipeline's name in tables (for `n` cities), e.g. `multistart20×8+2opt+oropt`."""
+        """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alpha5`."""
         decoder = self.decode.label(n)
-        return decoder if self.local_search == "none" else f"{decoder}+{self.local_search}"
+        if self.local_search == "none":
+            return decoder
+        k = self.candidates_k if self.candidates_k is not None else DEFAULT_CANDIDATES[self.candidates]
+        return f"{decoder}+{self.local_search}@{self.candidates}{k}"
 
 
 @dataclass(frozen=True)
@@ -67,8 +98,8 @@ class Solution:
     tour: np.ndarray  # (n,) 0-based positions of the instance's cities
     length: float
     pipeline: str
-    model: str
-    seconds: float  # this instance's share of the wall time of its batch
+    model: str  # "" when the network was not used
+    seconds: float  # with a time limit its own wall time; else its share of its batch's decoding, plus its search
 
     @property
     def reference(self) -> float | None:
@@ -97,40 +128,101 @@ class ModelCache:
         return name, self.loaded[name]
 
 
-def _finish(
-    instance: Instance, tours: np.ndarray, options: SolveOptions, decoded_seconds: float
-) -> tuple[np.ndarray, float]:
-    """Local search on the decoded tours (k, n), then kicks on the best one while time is left."""
-    if options.time_limit is None:
-        local_search_deadline = None
-    else:
-        local_search_deadline = time.perf_counter() + options.time_limit - decoded_seconds
+SearchProgress = Callable[[Instance, float, float, float], None]
+"""Called during a long search with the instance, best length so far, seconds elapsed and budget."""
+
+
+def _search(
+    instance: Instance,
+    starts: np.ndarray,
+    options: SolveOptions,
+    began: float,
+    budget: float,
+    on_search_progress: SearchProgress | None,
+) -> np.ndarray:
+    """The search from the starts (k, n): candidate lists, local search, then kicks until
+    `began + budget`; returns the best tour."""
+    if options.local_search == "none":
+        return starts[0]
+    deadline = began + budget
     view = distance_view(instance)
-    tours, lengths = improve_tours(view, tours, options.local_search, deadline=local_search_deadline)
+    ascent = max(0.0, min(ASCENT_SHARE * budget, deadline - time.perf_counter()))
+    candidates = candidate_lists(view, options.candidates, options.candidates_k, seconds=ascent)
+    local_search_deadline = deadline if options.time_limit is not None else math.inf
+    tours, lengths = improve_tours(view, starts, options.local_search, candidates, deadline=local_search_deadline)
     best = tours[int(np.argmin(lengths))]
-    deadline = local_search_deadline or time.perf_counter() + AUTO_SECONDS_PER_CITY * instance.n
-    if options.local_search != "none" and time.perf_counter() < deadline:
-        best, _ = iterated_local_search(view, best, deadline, seed=options.decode.seed, method=options.local_search)
-    tour = instance.validate_tour(best)
-    return tour, instance.tour_length(tour)
+    report = None
+    if on_search_progress is not None and budget >= PROGRESS_AFTER:
+
+        def report(length: float) -> None:
+            on_search_progress(instance, length, time.perf_counter() - began, budget)
+
+    best, _ = iterated_local_search(
+        view, best, deadline, options.local_search, candidates, seed=options.decode.seed, on_progress=report
+    )
+    return best
+
+
+def _search_budget(n: int, options: SolveOptions, decoded_seconds: float) -> float:
+    """Seconds the search of an instance of n cities may take after its decoding."""
+    if options.time_limit is None:
+        return max(AUTO_MIN_SECONDS, AUTO_SECONDS_PER_CITY * n)
+    return max(0.0, options.time_limit - decoded_seconds)
+
+
+def _starts(
+    instances: Sequence[Instance], options: SolveOptions, model: AttentionModel | None, device: torch.device
+) -> np.ndarray:
+    """The start tours (batch, keep, n): decoded by the network, or constructed (keep 1)."""
+    if model is None:
+        views = [distance_view(instance) for instance in instances]
+        return np.stack([construct(view, options.decode.strategy, options.decode.seed)[None] for view in views])
+    coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
+    deadline = None
+    if options.time_limit is not None:
+        deadline = time.perf_counter() + DECODE_SHARE * options.time_limit * len(instances)
+    return decode(model, coords, options.decode, deadline).tours.cpu().numpy()
 
 
 def _solve_batch(
-    instances: Sequence[Instance], model_name: str, model: AttentionModel, options: SolveOptions, device: torch.device
+    instances: Sequence[Instance],
+    model_name: str,
+    model: AttentionModel | None,
+    options: SolveOptions,
+    device: torch.device,
+    on_search_progress: SearchProgress | None,
 ) -> list[Solution]:
-    """Decodes instances of one size together, then finishes each on its own metric."""
+    """Starts for instances of one size together, then the search of each on its own metric."""
     started = time.perf_counter()
-    coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
-    deadline = None if options.time_limit is None else started + options.time_limit * len(instances)
-    candidates = decode(model, coords, options.decode, deadline).tours.cpu().numpy()  # (batch, keep, n)
+    starts = _starts(instances, options, model, device)
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
-    for instance, tours in zip(instances, candidates, strict=True):
+    for instance, tours in zip(instances, starts, strict=True):
         began = time.perf_counter()
-        tour, length = _finish(instance, tours, options, decoded_seconds)
+        budget = _search_budget(instance.n, options, decoded_seconds)
+        tour = instance.validate_tour(_search(instance, tours, options, began, budget, on_search_progress))
         seconds = decoded_seconds + time.perf_counter() - began
-        solutions.append(Solution(instance, tour, length, options.label(instance.n), model_name, seconds))
+        solutions.append(
+            Solution(instance, tour, instance.tour_length(tour), options.label(instance.n), model_name, seconds)
+        )
     return solutions
+
+
+def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> float:
+    """Pay the one-time costs (model load, compiled-code cache, first allocations) on a piece of
+    `instance` of the same kind, so that no instance's clock includes them; returns the seconds taken."""
+    started = time.perf_counter()
+    dense_limit = dense_graph_limit(distance_view(instance).code)
+    piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
+    short = replace(options, time_limit=0.05)
+    for _ in range(2):  # the first compiles what comes before the kicks, the second the kicks
+        _solve_batch([piece], *_model_for(piece.n, short, models), short, models.device, None)
+    return time.perf_counter() - started
+
+
+def _model_for(n: int, options: SolveOptions, models: ModelCache) -> tuple[str, AttentionModel | None]:
+    """The model to decode instances of n cities with, or ("", None) when the start needs none."""
+    return models.for_size(n) if options.uses_network else ("", None)
 
 
 def solve_instances(
@@ -138,23 +230,30 @@ def solve_instances(
     options: SolveOptions,
     on_progress: Callable[[int], None] = lambda done: None,
     models: ModelCache | None = None,
+    on_search_progress: SearchProgress | None = None,
 ) -> list[Solution]:
-    """Solves every instance; instances of equal size are batched. Order is kept.
+    """Solves every instance, in order. Without a time limit, instances of equal size are decoded
+    together; with one, each is solved on its own, so that its seconds are its own.
 
     `models` (made for `options`) lets several calls share loaded models, as a benchmark does.
+    One-time costs are paid first by `warm_up`.
     """
     device = resolve_device(options.device)
     models = models or ModelCache(options.model, device)
+    batch_size = 1 if options.time_limit is not None else options.batch_size
     by_size: dict[int, list[int]] = {}
     for index, instance in enumerate(instances):
         by_size.setdefault(instance.n, []).append(index)
+    if instances:
+        warm_up(instances[0], options, models)
     solutions: dict[int, Solution] = {}
     for n, indices in by_size.items():
-        model_name, model = models.for_size(n)
-        for begin in range(0, len(indices), options.batch_size):
-            chunk = indices[begin : begin + options.batch_size]
+        model_name, model = _model_for(n, options, models)
+        for begin in range(0, len(indices), batch_size):
+            chunk = indices[begin : begin + batch_size]
+            batch = [instances[i] for i in chunk]
             for index, solution in zip(
-                chunk, _solve_batch([instances[i] for i in chunk], model_name, model, options, device), strict=True
+                chunk, _solve_batch(batch, model_name, model, options, device, on_search_progress), strict=True
             ):
                 solutions[index] = solution
             on_progress(len(chunk))
@@ -177,6 +276,9 @@ def solve(
     **changes: object,
 ) -> Solution:
     """Solves one instance: an Instance, coordinates (n, 2) (float Euclidean), or `distances`.
+
+    `solve(points, strategy="multistart", candidates="nearest", time_limit=1.0)`: any field of
+    SolveOptions or of its DecodeOptions may be given by name.
 
     `distances` is a symmetric (n, n) matrix, solved as `Instance.from_matrix(distances)`.
     Keyword arguments change fields of `options` (default: the default pipeline) or of its

@@ -154,7 +154,7 @@ def test_unknown_pipeline_is_a_one_line_error(model_dir) -> None:
         app, ["bench", str(DATA / "berlin52.tsp"), "--model", str(model_dir), "--decode", "greedy,warp"]
     )
     assert result.exit_code == 2
-    assert "unknown decoder 'warp'" in result.stderr and "\n" not in result.stderr.strip()
+    assert "unknown start 'warp'" in result.stderr and "\n" not in result.stderr.strip()
 
 
 def test_the_default_suite_ships_with_the_package() -> None:

@@ -55,7 +55,7 @@ def test_solve_table_names_instance_length_and_gap(model_dir) -> None:
     assert result.exit_code == 0, result.output
     assert "tsp20_sample#1" in result.stdout and "tsp20_sample#2" in result.stdout
     assert "tsp20_sample#3" not in result.stdout
-    assert "beam3×8+2opt+oropt" in result.stdout
+    assert "beam3×8+lk@alpha5" in result.stdout
 
 
 def test_csv_ids_come_from_the_id_column(model_dir, tmp_path) -> None:
@@ -198,7 +198,7 @@ def test_corrupt_and_missing_weights_are_one_line_errors(model_dir, tmp_path) ->
         (tmp_path / "nowhere", "no model"),
         (DATA / "berlin52.tsp", "directory"),
     ):
-        result = invoke("solve", DATA / "berlin52.tsp", "--model", model)
+        result = invoke("solve", DATA / "berlin52.tsp", "--model", model, "--decode", "greedy")
         assert result.exit_code == 2
         assert expected in error_line(result)
 
@@ -209,7 +209,7 @@ def test_mismatched_config_is_a_clear_error(model_dir, tmp_path) -> None:
     config = json.loads((mismatched / "config.json").read_text())
     config["embed_dim"] = 64
     (mismatched / "config.json").write_text(json.dumps(config))
-    result = invoke("solve", DATA / "berlin52.tsp", "--model", mismatched)
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", mismatched, "--decode", "greedy")
     assert result.exit_code == 2
     assert "does not match" in error_line(result)
 
@@ -248,7 +248,7 @@ def test_a_config_no_network_can_be_built_from_is_one_line(model_dir, tmp_path, 
     config = json.loads((broken / "config.json").read_text())
     config[key] = value
     (broken / "config.json").write_text(json.dumps(config))
-    result = invoke("solve", DATA / "berlin52.tsp", "--model", broken)
+    result = invoke("solve", DATA / "berlin52.tsp", "--model", broken, "--decode", "greedy")
     assert result.exit_code == 2
     assert expected in error_line(result) and "config.json" in error_line(result)
 

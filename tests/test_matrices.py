@@ -21,6 +21,7 @@ from amsolve.io.tsplib import LAYOUTS
 from amsolve.problem import Instance, distance_matrix, pair_distances
 from amsolve.problem.embedding import classical_mds, principal_components
 from amsolve.search import improve_tours, iterated_local_search, nearest_neighbours
+from amsolve.search.candidates import candidate_lists
 from amsolve.search.distances import dist, distance_view
 
 runner = CliRunner()
@@ -412,11 +413,12 @@ def test_local_search_on_the_true_distances(instance: Instance) -> None:
     rng = np.random.default_rng(10)
     tours = np.stack([rng.permutation(instance.n) for _ in range(3)])
     view = distance_view(instance)
+    candidates = candidate_lists(view, "alpha", 5, seconds=0.01)
     before = [instance.tour_length(tour) for tour in tours]
-    improved, lengths = improve_tours(view, tours)
+    improved, lengths = improve_tours(view, tours, "lk", candidates)
     assert lengths.tolist() == [instance.tour_length(tour) for tour in improved]
     assert all(after < length for after, length in zip(lengths, before, strict=True))
-    best, best_length = iterated_local_search(view, improved[0], deadline=time.perf_counter() + 0.05, seed=1)
+    best, best_length = iterated_local_search(view, improved[0], time.perf_counter() + 0.05, "lk", candidates, seed=1)
     assert best_length == instance.tour_length(best) <= lengths[0]
 
 

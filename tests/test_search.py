@@ -13,7 +13,7 @@ from amsolve.errors import InputError, TourError
 from amsolve.problem.distance import distance_matrix, pair_distances, tour_lengths
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
 from amsolve.search.distances import coordinate_view, dist, kernel_points, metric_code
-from amsolve.search.kernels import move_segment, two_opt_move
+from amsolve.search.tour import move_segment, new_tour, two_opt_move
 
 METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
 """The metrics these tests draw 2-D coordinates for; tests/test_matrices.py covers MAN_2D, MAX_2D, EUC_3D, EXPLICIT."""
@@ -29,6 +29,18 @@ def random_coords(rng: np.random.Generator, n: int, metric: str) -> np.ndarray:
     if metric == "EUCLIDEAN":
         return rng.random((n, 2))
     return rng.uniform(0, 1000, (n, 2)).round(rng.integers(0, 3))
+
+
+def search(coords: np.ndarray, metric: str, tours: np.ndarray, method: str = "2opt+oropt", k: int = 10, **options):
+    """improve_tours over the k nearest candidates."""
+    view = coordinate_view(coords, metric)
+    return improve_tours(view, tours, method, nearest_neighbours(view, min(k, len(coords) - 1)), **options)
+
+
+def kicked(coords: np.ndarray, metric: str, tour: np.ndarray, method: str = "lk", k: int = 10, **options):
+    """iterated_local_search over the k nearest candidates."""
+    view = coordinate_view(coords, metric)
+    return iterated_local_search(view, tour, method=method, candidates=nearest_neighbours(view, k), **options)
 
 
 def random_tours(rng: np.random.Generator, n: int, k: int = 3) -> np.ndarray:
@@ -106,7 +118,7 @@ def test_dist_kernel_equals_pair_distances(metric: str) -> None:
 
 def test_unknown_metric_raises_input_error() -> None:
     with pytest.raises(InputError, match="EUC_2D"):
-        improve_tours(coordinate_view(np.zeros((5, 2)), "MANHATTAN"), random_tours(np.random.default_rng(0), 5))
+        coordinate_view(np.zeros((5, 2)), "MANHATTAN")
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -124,7 +136,7 @@ def test_nearest_neighbours_match_brute_force(metric: str, layout: str) -> None:
     np.fill_diagonal(ranking, np.inf)
     expected = np.argsort(ranking, axis=1, kind="stable")[:, :10]
     neighbours = nearest_neighbours(coordinate_view(coords, metric), 10)
-    assert neighbours.dtype == np.int32
+    assert neighbours.dtype == np.int64
     np.testing.assert_array_equal(neighbours, expected)
 
 
@@ -161,9 +173,8 @@ def test_move_segment_matches_list_reference() -> None:
     rng = np.random.default_rng(4)
     for _ in range(2000):
         n = int(rng.integers(5, 14))
-        tour = rng.permutation(n)
-        pos = np.empty(n, dtype=np.int64)
-        pos[tour] = np.arange(n)
+        state = new_tour(rng.permutation(n))
+        tour = state.order
         forward = [int(c) for c in tour] if rng.random() < 0.5 else [int(c) for c in tour[::-1]]
         start, size = int(rng.integers(n)), int(rng.integers(1, 4))
         rotated = forward[start:] + forward[:start]
@@ -172,18 +183,17 @@ def test_move_segment_matches_list_reference() -> None:
         at = int(rng.integers(len(outside) - 1))
         u, v, flip = outside[at], outside[at + 1], bool(rng.random() < 0.5)
         expected = reference_segment_move(forward, p, s1, s2, nx, u, v, flip)
-        move_segment(tour, pos, p, s1, s2, nx, u, v, flip)
+        move_segment(state, p, s1, s2, nx, u, v, flip)
         assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1), strict=True)} == expected
-        assert (tour[pos] == np.arange(n)).all()
+        assert (tour[state.pos] == np.arange(n)).all()
 
 
 def test_two_opt_move_in_either_direction() -> None:
     rng = np.random.default_rng(5)
     for _ in range(500):
         n = int(rng.integers(4, 12))
-        tour = rng.permutation(n)
-        pos = np.empty(n, dtype=np.int64)
-        pos[tour] = np.arange(n)
+        state = new_tour(rng.permutation(n))
+        tour = state.order
         i, j = sorted(rng.choice(n, 2, replace=False))
         a, b, c, d = tour[i], tour[(i + 1) % n], tour[j], tour[(j + 1) % n]
         if rng.random() < 0.5:  # the same move, named walking backwards
@@ -191,9 +201,9 @@ def test_two_opt_move_in_either_direction() -> None:
         edges = {frozenset(edge) for edge in zip(tour, np.roll(tour, -1), strict=True)}
         if len({a, b, c, d}) == 4:
             edges = edges - {frozenset((a, b)), frozenset((c, d))} | {frozenset((a, c)), frozenset((b, d))}
-        two_opt_move(tour, pos, a, b, c, d)
+        two_opt_move(state, a, b, c, d)
         assert {frozenset(edge) for edge in zip(tour, np.roll(tour, -1), strict=True)} == edges
-        assert (tour[pos] == np.arange(n)).all()
+        assert (tour[state.pos] == np.arange(n)).all()
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -204,7 +214,7 @@ def test_improved_tours_are_valid_and_never_longer(metric: str, n: int, method: 
     coords = random_coords(rng, n, metric)
     tours = random_tours(rng, n)
     given_tours = tours.copy()
-    improved, lengths = improve_tours(coordinate_view(coords, metric), tours, method)
+    improved, lengths = search(coords, metric, tours, method)
     np.testing.assert_array_equal(tours, given_tours)  # the input is left alone
     assert improved.shape == tours.shape and improved.dtype == np.int64
     assert is_permutation(improved)
@@ -220,7 +230,7 @@ def test_2opt_with_all_candidates_leaves_no_improving_2opt_move(metric: str) -> 
     for n in (4, 7, 12, 20, 30, 40):
         coords = random_coords(rng, n, metric)
         matrix = distance_matrix(coords, metric)
-        improved, _ = improve_tours(coordinate_view(coords, metric), random_tours(rng, n, 40), "2opt", neighbours=n - 1)
+        improved, _ = search(coords, metric, random_tours(rng, n, 40), "2opt", k=n - 1)
         for tour in improved:
             assert not improving(best_2opt_delta(matrix, tour, all_pairs(n)), metric)
 
@@ -231,9 +241,7 @@ def test_oropt_with_all_candidates_leaves_no_improving_segment_move(metric: str)
     for n in (5, 8, 13, 25):
         coords = random_coords(rng, n, metric)
         matrix = distance_matrix(coords, metric)
-        improved, _ = improve_tours(
-            coordinate_view(coords, metric), random_tours(rng, n, 3), "2opt+oropt", neighbours=n - 1
-        )
+        improved, _ = search(coords, metric, random_tours(rng, n, 3), "2opt+oropt", k=n - 1)
         for tour in improved:
             assert not improving(best_2opt_delta(matrix, tour, all_pairs(n)), metric)
             assert not improving(best_oropt_delta(matrix, tour, all_pairs(n)), metric)
@@ -248,7 +256,7 @@ def test_few_candidates_leave_no_improving_move_among_them(metric: str) -> None:
         matrix = distance_matrix(coords, metric)
         near = candidate_pairs(nearest_neighbours(coordinate_view(coords, metric), 3))
         for method in ("2opt", "2opt+oropt"):
-            improved, _ = improve_tours(coordinate_view(coords, metric), random_tours(rng, n, 5), method, neighbours=3)
+            improved, _ = search(coords, metric, random_tours(rng, n, 5), method, k=3)
             for tour in improved:
                 assert not improving(best_2opt_delta(matrix, tour, near), metric)
                 if method == "2opt+oropt":
@@ -266,7 +274,7 @@ def test_degenerate_instances_reach_a_local_optimum(points: list, metric: str, s
     coords = np.array(points, dtype=float)
     n = len(coords)
     tours = random_tours(np.random.default_rng(seed), n, 1)
-    improved, lengths = improve_tours(coordinate_view(coords, metric), tours, "2opt+oropt", neighbours=n - 1)
+    improved, lengths = search(coords, metric, tours, "2opt+oropt", k=n - 1)
     assert is_permutation(improved)
     assert lengths[0] <= tour_lengths(coords, metric, tours)[0]
     matrix = distance_matrix(coords, metric)
@@ -279,8 +287,8 @@ def test_past_deadline_returns_tours_unchanged_at_once() -> None:
     coords = rng.random((20000, 2))
     tours = random_tours(rng, 20000, 2)
     started = time.perf_counter()
-    improved, lengths = improve_tours(coordinate_view(coords, "EUCLIDEAN"), tours, deadline=started - 1.0)
-    tour, length = iterated_local_search(coordinate_view(coords, "EUCLIDEAN"), tours[0], deadline=started - 1.0)
+    improved, lengths = search(coords, "EUCLIDEAN", tours, deadline=started - 1.0)
+    tour, length = kicked(coords, "EUCLIDEAN", tours[0], deadline=started - 1.0)
     assert time.perf_counter() - started < 0.5
     np.testing.assert_array_equal(improved, tours)
     np.testing.assert_array_equal(tour, tours[0])
@@ -291,9 +299,9 @@ def test_deadline_stops_a_long_search() -> None:
     rng = np.random.default_rng(9)
     coords = rng.random((20000, 2))
     tours = random_tours(rng, 20000, 1)
-    improve_tours(coordinate_view(coords[:50], "EUCLIDEAN"), np.arange(50)[None])  # compile first
+    search(coords[:50], "EUCLIDEAN", np.arange(50)[None])  # compile first
     started = time.perf_counter()
-    improved, lengths = improve_tours(coordinate_view(coords, "EUCLIDEAN"), tours, deadline=started + 0.2)
+    improved, lengths = search(coords, "EUCLIDEAN", tours, deadline=started + 0.2)
     assert time.perf_counter() - started < 0.7  # the whole search takes seconds
     assert is_permutation(improved)
     assert lengths[0] < tour_lengths(coords, "EUCLIDEAN", tours)[0]
@@ -304,10 +312,8 @@ def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
     rng = np.random.default_rng(10)
     coords = random_coords(rng, 150, metric)
     start = rng.permutation(150)
-    _, local = improve_tours(coordinate_view(coords, metric), start[None])
-    tour, length = iterated_local_search(
-        coordinate_view(coords, metric), start, deadline=time.perf_counter() + 0.1, seed=3
-    )
+    _, local = search(coords, metric, start[None])
+    tour, length = kicked(coords, metric, start, deadline=time.perf_counter() + 0.1, seed=3)
     assert is_permutation(tour)
     assert length == pytest.approx(tour_lengths(coords, metric, tour), rel=1e-13)
     assert length < local[0]  # the kicks found a shorter tour than the local optimum
@@ -315,31 +321,27 @@ def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
 
 def test_iterated_local_search_on_tiny_tours() -> None:
     coords = np.random.default_rng(11).random((6, 2))
-    tour, length = iterated_local_search(
-        coordinate_view(coords, "EUCLIDEAN"), np.arange(6), deadline=time.perf_counter() + 0.01
-    )
+    tour, length = kicked(coords, "EUCLIDEAN", np.arange(6), deadline=time.perf_counter() + 0.01)
     assert is_permutation(tour) and length <= tour_lengths(coords, "EUCLIDEAN", np.arange(6)) * (1 + 1e-13)
 
 
 def test_iterated_local_search_without_local_search_returns_the_tour() -> None:
     coords = np.random.default_rng(15).random((30, 2))
     start = np.random.default_rng(16).permutation(30)
-    tour, length = iterated_local_search(
-        coordinate_view(coords, "EUCLIDEAN"), start, deadline=time.perf_counter() + 0.01, method="none"
-    )
+    tour, length = kicked(coords, "EUCLIDEAN", start, deadline=time.perf_counter() + 0.01, method="none")
     np.testing.assert_array_equal(tour, start)
     assert length == pytest.approx(tour_lengths(coords, "EUCLIDEAN", start), rel=1e-13)
 
 
-@pytest.mark.parametrize("search", [improve_tours, iterated_local_search])
-def test_unknown_method_raises_input_error(search) -> None:
+@pytest.mark.parametrize("improve", [search, kicked])
+def test_unknown_method_raises_input_error(improve) -> None:
     coords = np.random.default_rng(12).random((10, 2))
-    tours = np.arange(10)[None] if search is improve_tours else np.arange(10)
+    tours = np.arange(10)[None] if improve is search else np.arange(10)
     with pytest.raises(InputError, match="2opt\\+oropt"):
-        search(coordinate_view(coords, "EUCLIDEAN"), tours, method="3opt", deadline=time.perf_counter() + 1)
+        improve(coords, "EUCLIDEAN", tours, method="3opt", deadline=time.perf_counter() + 1)
 
 
 @pytest.mark.parametrize("tours", [np.array([[0, 1, 2, 2]]), np.array([[0, 1, 2]]), np.array([0, 1, 2, 3])])
 def test_tours_that_are_not_permutations_raise_tour_error(tours: np.ndarray) -> None:
     with pytest.raises(TourError):
-        improve_tours(coordinate_view(np.random.default_rng(13).random((4, 2)), "EUCLIDEAN"), tours)
+        search(np.random.default_rng(13).random((4, 2)), "EUCLIDEAN", tours)

@@ -18,8 +18,13 @@ from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, roll
 from amsolve.errors import InputError
 from amsolve.machine import available_memory
 from amsolve.model.network import AttentionModel
+from amsolve.search.construct import CONSTRUCTIONS
 
-DECODERS = ("greedy", "sample", "beam", "multistart")
+NETWORK_DECODERS = ("greedy", "sample", "beam", "multistart")
+"""Decoders that run the network."""
+
+DECODERS = NETWORK_DECODERS + CONSTRUCTIONS
+"""Every start a pipeline can name: the network's decoders and the constructions without it."""
 
 AUGMENT_MAX_CITIES = 1000
 """Automatic augmentation stops here: above it, ×8 costs many seconds of encoder and decoder
@@ -55,12 +60,21 @@ class DecodeOptions:
         if not self.temperature > 0 or not math.isfinite(self.temperature):
             raise InputError("--temperature must be a positive number")
 
+    @property
+    def uses_network(self) -> bool:
+        """Whether the start is decoded by the network (else a construction builds it)."""
+        return self.strategy in NETWORK_DECODERS
+
     def augments(self, n: int) -> bool:
         """Whether instances of `n` cities are decoded in their 8 symmetric versions."""
+        if not self.uses_network:
+            return False
         return n <= AUGMENT_MAX_CITIES if self.augment is None else self.augment
 
     def label(self, n: int | None = None) -> str:
         """A short name for tables, e.g. `multistart20×8` (starts used at `n` cities) or `beam16`."""
+        if not self.uses_network:
+            return self.strategy
         if self.strategy == "multistart":
             starts = self.starts if n is None else len(start_cities(n, self.starts))
             base = "multistart" if starts is None else f"multistart{starts}"
@@ -146,16 +160,21 @@ def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -
 def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None) -> Decoded:
     """Greedy, sampling and multi-start: independent rollouts, run in memory-sized chunks.
 
-    Past `deadline` (a `time.perf_counter()` value) no further chunk starts.
+    With a `deadline` (a `time.perf_counter()` value) the first chunk is one rollout per instance;
+    each later chunk holds as many as the time left allows at the rate measured so far, and none
+    starts once too little time is left for one rollout.
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
     firsts = start_cities(n, options.starts).to(coords.device)  # multi-start only
     total = {"greedy": 1, "sample": options.samples, "multistart": len(firsts)}[options.strategy]
-    chunk = _rollouts_per_pass(batch, n, total, model.config.n_heads)
+    largest = _rollouts_per_pass(batch, n, total, model.config.n_heads)
+    chunk = largest if deadline is None else 1
     best: Decoded | None = None
-    for begin in range(0, total, chunk):
+    begin = 0
+    while begin < total and chunk > 0:
         count = min(chunk, total - begin)
+        started = time.perf_counter()
         if options.strategy == "sample":
             first, select = None, sampling_selector(options.seed, options.temperature, first_sample=begin)
         elif options.strategy == "multistart":
@@ -167,8 +186,11 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
         if best is not None:
             tours, lengths = torch.cat((best.tours, tours), 1), torch.cat((best.lengths, lengths), 1)
         best = _shortest(tours, lengths, options.keep)
-        if deadline is not None and time.perf_counter() > deadline:
-            break
+        begin += count
+        if deadline is not None:
+            now = time.perf_counter()
+            per_rollout = (now - started) / count
+            chunk = min(largest, int((deadline - now) / per_rollout)) if per_rollout > 0 else largest
     return best
 
 
@@ -187,8 +209,9 @@ def decode(
 ) -> Decoded:
     """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode.
 
-    With a `deadline` (`time.perf_counter()` value), rollouts stop after the chunk during which it
-    passes: the first chunk always completes, so every instance gets a tour.
+    With a `deadline` (`time.perf_counter()` value), rollouts are sized to end before it (see
+    `_rollouts`); one rollout per instance always completes, so every instance gets a tour. Beam
+    search ignores the deadline.
     """
     model.eval()
     if not options.augments(coords.shape[1]):

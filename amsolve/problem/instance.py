@@ -294,6 +294,21 @@ class Instance:
         span = float((coords.max(axis=0) - low).max())
         return (coords - low) / (span if span > 0 else 1.0)
 
+    def piece(self, m: int) -> "Instance":
+        """The instance of its first m cities (at least 3), of the same kind: metric, storage, names."""
+        m = max(3, min(m, self.n))
+        return dataclasses.replace(
+            self,
+            name=f"{self.name}[:{m}]",
+            coords=None if self.coords is None else self.coords[:m],
+            ids=self.ids[:m],
+            matrix=None if self.matrix is None else self.matrix[:m, :m],
+            names=None if self.names is None else self.names[:m],
+            reference_tour=None,
+            reference_length=None,
+            reference_is_optimal=False,
+        )
+
     def with_reference(
         self, tour: np.ndarray | None = None, length: float | None = None, optimal: bool = False
     ) -> "Instance":

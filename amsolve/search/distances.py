@@ -59,19 +59,20 @@ def metric_code(metric: str) -> int:
 def kernel_points(coords: np.ndarray, code: int) -> np.ndarray:
     """Coordinates (or a matrix) as `dist` reads them: GEO's DDD.MM converted to radians once.
 
-    Always a new writeable C-contiguous array, so kernels are compiled once rather than again
-    for read-only input.
+    Coordinates become a new writeable float64 C-contiguous array, so kernels are compiled once
+    rather than again for read-only input. A matrix (int32 or float32, up to 10,000² entries) is
+    not copied: a read-only view of it is used as it is.
     """
-    points = np.array(coords, dtype=np.float64 if code != EXPLICIT else coords.dtype, order="C")
+    if code == EXPLICIT:
+        return np.ascontiguousarray(coords)
+    points = np.array(coords, dtype=np.float64, order="C")
     return _geo_radians(points) if code == GEO else points
 
 
 def distance_view(instance: Instance) -> DistanceView:
     """What the kernels need to measure `instance`'s edges exactly as its metric defines them."""
     code = metric_code(instance.metric)
-    if code == EXPLICIT:
-        return DistanceView(kernel_points(instance.matrix, code), code)
-    return DistanceView(kernel_points(instance.coords, code), code)
+    return DistanceView(kernel_points(instance.points, code), code)
 
 
 def coordinate_view(coords: np.ndarray, metric: str) -> DistanceView:
@@ -82,13 +83,13 @@ def coordinate_view(coords: np.ndarray, metric: str) -> DistanceView:
     return DistanceView(kernel_points(coords, code), code)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _nint(x: float) -> float:
     """TSPLIB's nint: halves round up."""
     return np.floor(x + 0.5)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
     """Distance between cities i and j, as `amsolve.problem.distance.pair_distances` defines it."""
     if i == j:

@@ -98,13 +98,23 @@ def _drain(
 
 
 def _local_search(space: Space, tour: Tour, scratch: Scratch, method: int, deadline: float) -> float:
-    """Improve `tour` to a local optimum, or until the deadline; returns the change in length."""
+    """Improve `tour` until a pass over all cities finds no move, or the deadline; returns the change in length.
+
+    Don't-look bits are a heuristic (a move can create an improving move at a city whose own edges
+    did not change), so the queue is refilled with every city until a whole round gains nothing.
+    """
     active = new_active(len(tour.order))
-    push_all(active, tour.order)
     total = 0.0
-    while size(active) and time.perf_counter() < deadline:
-        total += _drain(space, tour, active, scratch, method, _CITIES_PER_CALL, False)
-    return total
+    while True:
+        push_all(active, tour.order)
+        gain = 0.0
+        while size(active):
+            if time.perf_counter() >= deadline:
+                return total + gain
+            gain += _drain(space, tour, active, scratch, method, _CITIES_PER_CALL, False)
+        total += gain
+        if gain == 0.0:
+            return total
 
 
 @njit(cache=True)
@@ -116,7 +126,10 @@ def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: i
     total = 0.0
     for row in randoms:
         commit(tour)
-        delta = random_walk_double_bridge(space, tour, active) if _KICK_MIX > row[0] % 100 else segment_double_bridge(space, tour, active)
+        if row[0] % 100 < _KICK_MIX:
+            delta = random_walk_double_bridge(space, tour, active)
+        else:
+            delta = segment_double_bridge(space, tour, active)
         delta += _drain(space, tour, active, scratch, method, 1 << 62, True)
         if delta <= 0.0:
             total += delta
@@ -180,7 +193,7 @@ def iterated_local_search(
         rng = np.random.default_rng(seed)
         seed_kicks(seed)
         active = new_active(view.n)
-        kicks_per_call, reported = 16, time.perf_counter()
+        kicks_per_call, reported = 1, time.perf_counter()
         while (now := time.perf_counter()) < deadline:
             randoms = rng.integers(0, np.iinfo(np.int64).max, size=(kicks_per_call, 3))
             length += _kicks(space, state, active, scratch, code, randoms)
@@ -188,7 +201,7 @@ def iterated_local_search(
             seconds_per_kick = max((after - now) / kicks_per_call, 1e-9)
             call_seconds = min(_SECONDS_PER_CALL, (deadline - after) / 4)
             kicks_per_call = int(np.clip(call_seconds / seconds_per_kick, 1, 1 << 16))
-            if on_progress is not None and now - reported >= _PROGRESS_EVERY:
+            if on_progress is not None and after - reported >= _PROGRESS_EVERY:
                 on_progress(length)
-                reported = now
+                reported = after
     return state.order, tour_length(view.points, view.code, state.order)

@@ -25,7 +25,8 @@ def move_tolerance(view: DistanceView) -> float:
     noise from ever making a search go round in circles.
     """
     points = view.points
-    if view.code == EUCLIDEAN or (view.code == EXPLICIT and not np.array_equal(points, np.round(points))):
+    float_matrix = view.code == EXPLICIT and not np.issubdtype(points.dtype, np.integer)
+    if view.code == EUCLIDEAN or (float_matrix and not np.array_equal(points, np.round(points))):
         return 1e-12 * max(1.0, float(np.abs(points).max(initial=0.0)))
     return 0.0
 

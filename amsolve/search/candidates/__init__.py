@@ -1,7 +1,43 @@
 """Candidate lists: for each city, the few partners the moves try to join it to.
 
 Sources: `nearest` (the k nearest cities), `quadrant` (the nearest in each quadrant around the
-city, for clustered instances) and `alpha` (α-nearness from minimum 1-trees under Held–Karp node
-penalties, as LKH computes it). Each returns an (n, k) int64 array, best first, -1 padding rows of
-cities with fewer partners.
+city first, for clustered instances) and `alpha` (α-nearness from minimum 1-trees under Held–Karp
+node penalties, as LKH computes it). Each gives an (n, k) int64 array, best first, -1 padding the
+rows of cities with fewer partners.
 """
+
+from __future__ import annotations
+
+import numpy as np
+
+from amsolve.errors import InputError
+from amsolve.search.candidates.alpha import alpha_candidates
+from amsolve.search.candidates.nearest import nearest_neighbours
+from amsolve.search.candidates.quadrant import quadrant_neighbours
+from amsolve.search.distances import DistanceView
+
+CANDIDATE_SOURCES = ("nearest", "quadrant", "alpha")
+"""Names of the candidate sources (the network's scores plug in beside them)."""
+
+DEFAULT_CANDIDATES = {"nearest": 10, "quadrant": 10, "alpha": 5}
+"""k when not told: 5 α-nearest are what LKH uses; distance needs about twice as many."""
+
+
+def check_candidates(source: str, k: int | None) -> None:
+    """InputError unless `source` is a known candidate source and k (if given) at least 1."""
+    if source not in CANDIDATE_SOURCES:
+        raise InputError(f"unknown candidate source {source!r}; choose one of {', '.join(CANDIDATE_SOURCES)}")
+    if k is not None and k < 1:
+        raise InputError(f"--candidates-k must be at least 1, got {k}")
+
+
+def candidate_lists(view: DistanceView, source: str, k: int | None = None, seconds: float = 0.0) -> np.ndarray:
+    """Each city's k candidates from `source` (k None: DEFAULT_CANDIDATES); `seconds` bounds the
+    Held–Karp ascent of `alpha` (the other sources take no time worth bounding)."""
+    check_candidates(source, k)
+    k = DEFAULT_CANDIDATES[source] if k is None else k
+    if source == "alpha":
+        return alpha_candidates(view, k, seconds).candidates
+    if source == "quadrant":
+        return quadrant_neighbours(view, k)
+    return nearest_neighbours(view, k)

@@ -117,11 +117,15 @@ class _Work(NamedTuple):
         )
 
 
+def dense_graph_limit(code: int) -> int:
+    """Up to how many cities the trees of a metric are computed on the complete graph."""
+    return DENSE_CITIES if code in PLANAR_CODES else DENSE_CITIES_OTHER
+
+
 def _build_graph(view: DistanceView) -> _Graph:
     """The complete graph for small instances, else nearest and quadrant neighbours, made connected."""
     n = view.n
-    dense_limit = DENSE_CITIES if view.code in PLANAR_CODES else DENSE_CITIES_OTHER
-    if n <= dense_limit:
+    if n <= dense_graph_limit(view.code):
         indptr = np.arange(0, n * n, n - 1, dtype=np.int64)[: n + 1]
         others = np.tile(np.arange(n, dtype=np.int64), (n, 1))[~np.eye(n, dtype=bool)]  # row i: all but i
         return _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)

@@ -110,7 +110,7 @@ def _vstep(order: np.ndarray, pos: np.ndarray, flips: np.ndarray, depth: int, ci
     return order[p]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _vmove(tour: Tour, scratch: Scratch, a: int, b: int, c: int, d: int) -> None:
     """Tentatively replace edges (a, b) and (c, d) by (a, c) and (b, d) (as `two_opt_move`)."""
     order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
@@ -129,7 +129,7 @@ def _direction(order: np.ndarray, pos: np.ndarray, flips: np.ndarray, depth: int
     return 1 if _vstep(order, pos, flips, depth, t1, 1) == t2 else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _between(pos: np.ndarray, flips: np.ndarray, depth: int, direction: int, a: int, b: int, c: int) -> bool:
     """Whether b lies on the way from a to c (both included) in the tentative tour."""
     n = pos.shape[0]
@@ -137,7 +137,7 @@ def _between(pos: np.ndarray, flips: np.ndarray, depth: int, direction: int, a: 
     return (_vpos(pos, flips, depth, b) - pa) * direction % n <= (_vpos(pos, flips, depth, c) - pa) * direction % n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _was_added(scratch: Scratch, count: int, a: int, b: int) -> bool:
     """Whether edge (a, b) is among the first `count` edges added in this step."""
     for i in range(count):
@@ -147,7 +147,7 @@ def _was_added(scratch: Scratch, count: int, a: int, b: int) -> bool:
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _offer(scratch: Scratch, level: int, count: int, score: float, t3: int, t5: int, t6: int) -> int:
     """Keep a choice among the level's best (by score, highest first); returns the new count."""
     row = min(level, 2)
@@ -166,10 +166,8 @@ def _offer(scratch: Scratch, level: int, count: int, score: float, t3: int, t5: 
     return min(count + 1, width)
 
 
-@njit(cache=True, inline="always")
-def _choose(
-    space: Space, tour: Tour, scratch: Scratch, level: int, t1: int, t2: int, gain: float, n_added: int
-) -> int:
+@njit(cache=True)
+def _choose(space: Space, tour: Tour, scratch: Scratch, level: int, t1: int, t2: int, gain: float, n_added: int) -> int:
     """Fill the level's choices for free end t2; returns how many there are.
 
     Every level offers 2-opt exchanges; the first level also sequential 3-opt moves that move the
@@ -217,7 +215,7 @@ def _choose(
     return count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _exchange(tour: Tour, scratch: Scratch, t1: int, t2: int, level: int, index: int, n_added: int) -> int:
     """Tentatively make choice `index` of `level` from free end t2, recording the edges it adds;
     returns the new free end.
@@ -245,7 +243,7 @@ def _exchange(tour: Tour, scratch: Scratch, t1: int, t2: int, level: int, index:
     return t6
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _keep(tour: Tour, scratch: Scratch, count: int) -> None:
     """Make the first `count` tentative moves on the tour itself and clear the stack."""
     scratch.depth[0] = 0

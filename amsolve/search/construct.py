@@ -1,0 +1,190 @@
+"""Tours built without the network, as starts for the search: random, nearest neighbour, greedy
+edge and space-filling curve.
+
+Each takes the instance's distances (`DistanceView`) and returns a permutation (n,) int64. The
+greedy and nearest-neighbour tours work over each city's nearest candidates, so they cost about
+O(n·k) for evenly spread cities and never build an n × n matrix for coordinates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from amsolve.errors import InputError
+from amsolve.search.candidates.nearest import nearest_neighbours
+from amsolve.search.distances import GEO, PLANAR_CODES, DistanceView, dist
+
+CONSTRUCTIONS = ("random", "nearest", "greedy-edge", "space-filling")
+"""Names of the constructions, usable wherever a decoder is named."""
+
+_GREEDY_NEIGHBOURS = 10
+"""Candidate edges per city for the greedy edge tour."""
+
+
+def construct(view: DistanceView, name: str, seed: int = 0) -> np.ndarray:
+    """The tour `name` (one of CONSTRUCTIONS) builds for the instance; `seed` picks random choices."""
+    if name not in CONSTRUCTIONS:
+        raise InputError(f"unknown construction {name!r}; choose one of {', '.join(CONSTRUCTIONS)}")
+    n = view.n
+    rng = np.random.default_rng(seed)
+    if name == "random" or n <= 3:
+        return rng.permutation(n).astype(np.int64)
+    if name == "space-filling" and view.code in PLANAR_CODES + (GEO,):
+        return space_filling_tour(view.points)
+    neighbours = nearest_neighbours(view, _GREEDY_NEIGHBOURS)
+    if name == "greedy-edge":
+        return _greedy_edge(view.points, view.code, neighbours)
+    return _nearest_neighbour(view.points, view.code, neighbours, int(rng.integers(n)))
+
+
+@njit(cache=True)
+def _nearest_neighbour(points: np.ndarray, code: int, neighbours: np.ndarray, start: int) -> np.ndarray:
+    """From `start`, always on to the nearest unvisited city: among the candidates when one is
+    left there, else by a scan of the unvisited cities."""
+    n = neighbours.shape[0]
+    tour = np.empty(n, dtype=np.int64)
+    unvisited = np.arange(n)  # the unvisited cities are unvisited[:left]
+    where = np.arange(n)  # where[c]: c's slot in unvisited
+    left = n
+    city = start
+    for step in range(n):
+        tour[step] = city
+        left -= 1
+        last = unvisited[left]
+        unvisited[where[city]] = last
+        where[last] = where[city]
+        where[city] = n  # visited
+        if left == 0:
+            break
+        best, best_length = -1, np.inf
+        for k in range(neighbours.shape[1]):
+            j = neighbours[city, k]
+            if j >= 0 and where[j] < n:
+                best = j  # candidates are nearest first
+                break
+        if best < 0:
+            for m in range(left):
+                j = unvisited[m]
+                length = dist(points, code, city, j)
+                if length < best_length:
+                    best, best_length = j, length
+        city = best
+    return tour
+
+
+@njit(cache=True)
+def _root(parent: np.ndarray, i: int) -> int:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@njit(cache=True)
+def _greedy_edge(points: np.ndarray, code: int, neighbours: np.ndarray) -> np.ndarray:
+    """The greedy edge tour: candidate edges, shortest first, taken when they keep every degree at
+    most 2 and close no cycle; the paths left are then joined end to nearest free end."""
+    n, k = neighbours.shape
+    heads = np.empty(n * k, dtype=np.int64)
+    tails = np.empty(n * k, dtype=np.int64)
+    lengths = np.empty(n * k)
+    m = 0
+    for i in range(n):
+        for j in neighbours[i]:
+            if j > i or (j >= 0 and not _has(neighbours[j], i)):
+                heads[m], tails[m], lengths[m] = i, j, dist(points, code, i, j)
+                m += 1
+    order = np.argsort(lengths[:m], kind="mergesort")
+    degree = np.zeros(n, dtype=np.int64)
+    links = np.full((n, 2), -1, dtype=np.int64)
+    parent = np.arange(n)
+    joined = 0
+    for e in order:
+        a, b = heads[e], tails[e]
+        if degree[a] < 2 and degree[b] < 2:
+            ra, rb = _root(parent, a), _root(parent, b)
+            if ra != rb:
+                parent[ra] = rb
+                links[a, degree[a]] = b
+                links[b, degree[b]] = a
+                degree[a] += 1
+                degree[b] += 1
+                joined += 1
+                if joined == n - 1:
+                    break
+    return _join_paths(points, code, links, degree)
+
+
+@njit(cache=True)
+def _has(row: np.ndarray, city: int) -> bool:
+    for j in row:
+        if j == city:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _join_paths(points: np.ndarray, code: int, links: np.ndarray, degree: np.ndarray) -> np.ndarray:
+    """Walk the paths (links (n, 2), -1 for none), joining each path's end to the nearest free end
+    of a path not yet walked (a scan over the free ends: O(paths²))."""
+    n = links.shape[0]
+    ends = np.array([i for i in range(n) if degree[i] < 2], dtype=np.int64)
+    used = np.zeros(n, dtype=np.bool_)
+    tour = np.empty(n, dtype=np.int64)
+    count = 0
+    city = ends[0] if ends.shape[0] else 0
+    while count < n:
+        previous = -1
+        while True:  # walk the path from its end `city`
+            tour[count] = city
+            count += 1
+            used[city] = True
+            following = -1
+            for slot in range(2):
+                j = links[city, slot]
+                if j >= 0 and j != previous and not used[j]:
+                    following = j
+            if following < 0:
+                break
+            previous, city = city, following
+        if count == n:
+            break
+        best, best_length = -1, np.inf
+        for j in ends:
+            if not used[j]:
+                length = dist(points, code, city, j)
+                if length < best_length:
+                    best, best_length = j, length
+        city = best
+    return tour
+
+
+def space_filling_tour(points: np.ndarray) -> np.ndarray:
+    """Cities in the order of a Hilbert curve through their bounding square (2^16 cells a side)."""
+    xy = points[:, :2]
+    low = xy.min(axis=0)
+    span = float((xy.max(axis=0) - low).max()) or 1.0
+    cells = np.minimum(((xy - low) / span * 65535.0).astype(np.int64), 65535)
+    return np.argsort(_hilbert_index(cells[:, 0], cells[:, 1]), kind="stable").astype(np.int64)
+
+
+@njit(cache=True)
+def _hilbert_index(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Distance along the Hilbert curve of order 16 of each cell (x, y)."""
+    result = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        xi, yi, d = x[i], y[i], 0
+        s = 1 << 15
+        while s > 0:
+            rx = 1 if xi & s else 0
+            ry = 1 if yi & s else 0
+            d += s * s * ((3 * rx) ^ ry)
+            if ry == 0:  # rotate the quadrant
+                if rx == 1:
+                    xi = 65535 - xi
+                    yi = 65535 - yi
+                xi, yi = yi, xi
+            s >>= 1
+        result[i] = d
+    return result

@@ -1,0 +1,214 @@
+"""The search's parts on their own: each move and kick keeps a valid tour and the length it claims,
+the journal undoes exactly, α-nearness equals a brute-force computation, and the candidate
+sources and constructions give what they promise."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from amsolve.errors import InputError
+from amsolve.problem.distance import distance_matrix
+from amsolve.search.active import new_active
+from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
+from amsolve.search.candidates.alpha import _build_graph, _one_tree, _Work, alpha_candidates, alpha_values
+from amsolve.search.candidates.quadrant import quadrant_neighbours
+from amsolve.search.construct import CONSTRUCTIONS, construct
+from amsolve.search.distances import coordinate_view, tour_length
+from amsolve.search.kicks import random_walk_double_bridge, seed_kicks, segment_double_bridge
+from amsolve.search.moves.lk import improve_lk, new_scratch
+from amsolve.search.moves.or_opt import improve_oropt
+from amsolve.search.moves.two_opt import improve_2opt
+from amsolve.search.space import make_space
+from amsolve.search.tour import commit, journal_length, new_tour, undo
+
+METRICS = ("EUCLIDEAN", "EUC_2D", "ATT", "GEO")
+
+
+def coordinates(rng: np.random.Generator, n: int, metric: str) -> np.ndarray:
+    if metric == "GEO":
+        return np.column_stack([rng.uniform(-60, 60, n), rng.uniform(-150, 150, n)]).round(2)
+    if metric == "EUCLIDEAN":
+        return rng.random((n, 2))
+    return rng.uniform(0, 500, (n, 2)).round(1)
+
+
+def is_valid(state) -> bool:
+    n = len(state.order)
+    return sorted(state.order.tolist()) == list(range(n)) and (state.order[state.pos] == np.arange(n)).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(5, 40),
+    metric=st.sampled_from(METRICS),
+    source=st.sampled_from(CANDIDATE_SOURCES),
+    k=st.integers(1, 8),
+    seed=st.integers(0, 2**16),
+)
+def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
+    n: int, metric: str, source: str, k: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    view = coordinate_view(coordinates(rng, n, metric), metric)
+    space = make_space(view, candidate_lists(view, source, k, seconds=0.001))
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    length = tour_length(view.points, view.code, state.order)
+    moves = {
+        "2opt": lambda city: improve_2opt(space, state, active, city),
+        "oropt": lambda city: improve_oropt(space, state, active, city),
+        "lk": lambda city: improve_lk(space, state, active, scratch, city),
+    }
+    for _ in range(3 * n):
+        name = ("2opt", "oropt", "lk")[int(rng.integers(3))]
+        delta = moves[name](int(rng.integers(n)))
+        assert delta <= 0.0
+        assert is_valid(state)
+        new_length = tour_length(view.points, view.code, state.order)
+        assert new_length - length == pytest.approx(delta, abs=1e-9 * max(1.0, length))
+        length = new_length
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(8, 60), metric=st.sampled_from(METRICS), seed=st.integers(0, 2**16))
+def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(n: int, metric: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    view = coordinate_view(coordinates(rng, n, metric), metric)
+    space = make_space(view, candidate_lists(view, "nearest", 6))
+    state, active = new_tour(rng.permutation(n), 4096), new_active(n)
+    seed_kicks(seed)
+    for kick in (segment_double_bridge, random_walk_double_bridge) * 5:
+        commit(state)
+        before = state.order.copy()
+        length = tour_length(view.points, view.code, state.order)
+        delta = kick(space, state, active)
+        assert is_valid(state)
+        assert tour_length(view.points, view.code, state.order) - length == pytest.approx(delta, abs=1e-9 * length)
+        mark = journal_length(state)
+        undo(state, 0)
+        np.testing.assert_array_equal(state.order, before)
+        assert mark >= (1 if delta else 0)
+
+
+def brute_force_alpha(matrix: np.ndarray, special: int) -> np.ndarray:
+    """α(i, j) by definition: the length of the minimum 1-tree (special node fixed) forced to hold
+    (i, j), minus the minimum 1-tree's; spanning trees by Kruskal on the other nodes."""
+    n = len(matrix)
+    others = [v for v in range(n) if v != special]
+
+    def spanning_tree(forced: tuple[int, int] | None) -> float:
+        root = list(range(n))
+
+        def find(v: int) -> int:
+            while root[v] != v:
+                v = root[v]
+            return v
+
+        edges = sorted((matrix[a, b], a, b) for a, b in itertools.combinations(others, 2))
+        total = 0.0
+        if forced is not None:
+            root[find(forced[0])] = find(forced[1])
+            total += matrix[forced]
+        for weight, a, b in edges:
+            if find(a) != find(b):
+                root[find(a)] = find(b)
+                total += weight
+        return total
+
+    special_edges = sorted(matrix[special, v] for v in others)
+    best = spanning_tree(None) + special_edges[0] + special_edges[1]
+    alpha = np.zeros((n, n))
+    for i, j in itertools.permutations(range(n), 2):
+        if special in (i, j):
+            other = j if i == special else i
+            forced = spanning_tree(None) + matrix[special, other]
+            forced += special_edges[0] if matrix[special, other] != special_edges[0] else special_edges[1]
+        else:
+            forced = spanning_tree((i, j)) + special_edges[0] + special_edges[1]
+        alpha[i, j] = forced - best
+    return alpha
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_alpha_nearness_equals_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 11))
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    pi = rng.normal(0.0, 0.05, n) if seed % 2 else np.zeros(n)
+    graph, work = _build_graph(view), _Work.new(n)
+    _one_tree(graph, pi, work)
+    computed = np.zeros((n, n))
+    for i in range(n):
+        for e in range(graph.indptr[i], graph.indptr[i + 1]):
+            computed[i, graph.indices[e]] = alpha_values(graph, pi, work)[e]
+    transformed = distance_matrix(view.points, "EUCLIDEAN") + pi[:, None] + pi[None, :]
+    expected = brute_force_alpha(transformed, int(work.special[0]))
+    np.testing.assert_allclose(computed, expected, atol=1e-9)
+
+
+def test_ascent_raises_the_lower_bound_and_keeps_below_a_tour() -> None:
+    rng = np.random.default_rng(3)
+    view = coordinate_view(rng.random((300, 2)), "EUCLIDEAN")
+    without = alpha_candidates(view, 5, seconds=0.0)
+    with_ascent = alpha_candidates(view, 5, seconds=0.2)
+    tour_bound = tour_length(view.points, view.code, construct(view, "greedy-edge"))
+    assert without.lower_bound < with_ascent.lower_bound < tour_bound
+    assert with_ascent.iterations > without.iterations
+    assert with_ascent.candidates.shape == (300, 5) and (with_ascent.candidates >= 0).all()
+
+
+def test_penalties_given_are_used_as_they_are() -> None:
+    rng = np.random.default_rng(4)
+    view = coordinate_view(rng.random((200, 2)), "EUCLIDEAN")
+    learned = alpha_candidates(view, 5, seconds=0.2)
+    again = alpha_candidates(view, 5, seconds=0.0, penalties=learned.penalties)
+    assert again.lower_bound == pytest.approx(learned.lower_bound)
+    np.testing.assert_array_equal(again.candidates, learned.candidates)
+    with pytest.raises(InputError, match="penalties"):
+        alpha_candidates(view, 5, seconds=0.0, penalties=np.zeros(3))
+
+
+def test_quadrant_candidates_hold_the_nearest_city_of_each_quadrant() -> None:
+    rng = np.random.default_rng(5)
+    clusters = np.concatenate([rng.normal(centre, 0.01, (50, 2)) for centre in ((0, 0), (1, 0), (0, 1), (1, 1))])
+    view = coordinate_view(clusters, "EUCLIDEAN")
+    candidates = quadrant_neighbours(view, 8)
+    for i in range(0, len(clusters), 7):
+        offsets = clusters - clusters[i]
+        for quadrant in range(4):
+            right, up = quadrant >= 2, quadrant % 2 == 1
+            inside = ((offsets[:, 0] > 0) == right) & ((offsets[:, 1] > 0) == up)
+            inside[i] = False
+            if inside.any():
+                distances = np.where(inside, np.hypot(*offsets.T), np.inf)
+                assert int(np.argmin(distances)) in candidates[i]
+
+
+@pytest.mark.parametrize("name", CONSTRUCTIONS)
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("n", [3, 4, 9, 300])
+def test_constructions_give_permutations(name: str, metric: str, n: int) -> None:
+    view = coordinate_view(coordinates(np.random.default_rng(n), n, metric), metric)
+    tour = construct(view, name, seed=1)
+    assert tour.dtype == np.int64 and sorted(tour.tolist()) == list(range(n))
+
+
+def test_greedy_and_space_filling_tours_are_far_shorter_than_random_ones() -> None:
+    view = coordinate_view(np.random.default_rng(6).random((2000, 2)), "EUCLIDEAN")
+    lengths = {name: tour_length(view.points, view.code, construct(view, name)) for name in CONSTRUCTIONS}
+    assert lengths["greedy-edge"] < lengths["nearest"] < lengths["random"] / 10
+    assert lengths["space-filling"] < lengths["random"] / 10
+
+
+def test_unknown_names_raise_input_errors() -> None:
+    view = coordinate_view(np.random.default_rng(7).random((10, 2)), "EUCLIDEAN")
+    with pytest.raises(InputError, match="greedy-edge"):
+        construct(view, "christofides")
+    with pytest.raises(InputError, match="alpha"):
+        candidate_lists(view, "delaunay")
+    with pytest.raises(InputError, match="candidates-k"):
+        candidate_lists(view, "alpha", 0)

@@ -1,0 +1,81 @@
+"""The solving pipeline: starts with and without the network, time limits kept, pipelines named."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import amsolve
+from amsolve.decode.strategies import DecodeOptions
+from amsolve.errors import InputError
+from amsolve.pipeline import parse_pipeline
+from amsolve.problem import Instance
+from amsolve.solver import SolveOptions, solve_instances
+
+
+def uniform(n: int, count: int, seed: int = 0) -> list[Instance]:
+    rng = np.random.default_rng(seed)
+    return [
+        Instance(name=f"u{i}", coords=rng.random((n, 2)), metric="EUCLIDEAN", ids=np.arange(1, n + 1))
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize("start", ["random", "nearest", "greedy-edge", "space-filling"])
+@pytest.mark.parametrize("candidates", ["nearest", "quadrant", "alpha"])
+def test_every_start_with_every_candidate_source_gives_tours(start: str, candidates: str) -> None:
+    [solution] = solve_instances(
+        uniform(60, 1), SolveOptions(decode=DecodeOptions(start), candidates=candidates, time_limit=0.05)
+    )
+    assert sorted(solution.tour.tolist()) == list(range(60))
+    assert solution.model == "" and solution.pipeline.startswith(f"{start}+lk@{candidates}")
+
+
+def test_the_search_shortens_every_start() -> None:
+    instances = uniform(200, 2, seed=1)
+    for start in ("random", "nearest", "greedy-edge"):
+        bare = solve_instances(instances, SolveOptions(decode=DecodeOptions(start), local_search="none"))
+        searched = solve_instances(instances, SolveOptions(decode=DecodeOptions(start), time_limit=0.1))
+        assert all(s.length < b.length for s, b in zip(searched, bare, strict=True))
+
+
+def test_a_slow_decoder_keeps_the_time_limit(model_dir, monkeypatch) -> None:
+    """Each rollout chunk sleeps 20 ms: decoding must size itself to its share of the budget, and
+    the first instance must not pay the one-time costs inside its budget."""
+    import amsolve.decode.strategies as strategies
+
+    real_rollout = strategies.rollout
+
+    def slow_rollout(*args, **kwargs):
+        time.sleep(0.02)
+        return real_rollout(*args, **kwargs)
+
+    monkeypatch.setattr(strategies, "rollout", slow_rollout)
+    limit = 0.3
+    options = SolveOptions(
+        decode=DecodeOptions("sample", samples=1000, augment=False), model=str(model_dir), time_limit=limit
+    )
+    solutions = solve_instances(uniform(50, 3, seed=2), options)
+    assert all(solution.seconds <= 1.1 * limit for solution in solutions)
+    assert all(solution.seconds >= 0.9 * limit for solution in solutions)  # the search used the time left
+
+
+def test_pipeline_names_carry_start_search_and_candidates() -> None:
+    template = SolveOptions()
+    pipeline = parse_pipeline("multistartx8+2opt+oropt@quadrant12", template)
+    assert pipeline.decode.strategy == "multistart" and pipeline.decode.augment
+    assert (pipeline.local_search, pipeline.candidates, pipeline.candidates_k) == ("2opt+oropt", "quadrant", 12)
+    assert parse_pipeline("random", template).candidates == "alpha"
+    assert pipeline.label(100) == "multistart20×8+2opt+oropt@quadrant12"
+    for wrong in ("random+lk@delaunay", "random+lk@alpha0", "christofides"):
+        with pytest.raises(InputError):
+            parse_pipeline(wrong, template)
+
+
+def test_solve_takes_start_and_candidates_by_name() -> None:
+    points = np.random.default_rng(3).random((40, 2))
+    solution = amsolve.solve(points, strategy="nearest", candidates="quadrant", candidates_k=6, time_limit=0.05)
+    assert solution.pipeline == "nearest+lk@quadrant6"
+    assert sorted(solution.tour.tolist()) == list(range(40))
