@@ -194,10 +194,13 @@ def iterated_local_search(
         seed_kicks(seed)
         active = new_active(view.n)
         kicks_per_call, reported = 1, time.perf_counter()
-        while (now := time.perf_counter()) < deadline:
+        while True:  # one kick at least once here, so that a warm-up reaches every kernel
+            now = time.perf_counter()
             randoms = rng.integers(0, np.iinfo(np.int64).max, size=(kicks_per_call, 3))
             length += _kicks(space, state, active, scratch, code, randoms)
             after = time.perf_counter()
+            if after >= deadline:
+                break
             seconds_per_kick = max((after - now) / kicks_per_call, 1e-9)
             call_seconds = min(_SECONDS_PER_CALL, (deadline - after) / 4)
             kicks_per_call = int(np.clip(call_seconds / seconds_per_kick, 1, 1 << 16))

@@ -1,0 +1,221 @@
+"""amsolve against fast-tsp and LKH-3 at equal time per instance, one core each.
+
+Each solver gets the same wall-clock budget per instance and is measured by the wall time it
+took; all run one after another in this process (amsolve also through its CLI, in a process of
+its own), which should itself run on one core with one thread, e.g.
+
+    taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/peers.py \\
+        --dataset ../shared/data/tsp100_uniform_seed2026.txt --limit 256 --budgets 0.02,0.05
+
+Peers (`pip install '.[peers]'`):
+- fast-tsp 0.2.2 reads a dense matrix of 16-bit integers: distances are scaled so that the
+  longest is 65,000 and rounded (its tours are then measured on the true distances); the n × n
+  matrix is built before its clock starts, and building it is reported apart.
+- LKH-3 through elkai 2.0 (`TIME_LIMIT` and `TOTAL_TIME_LIMIT` set to the budget, one run):
+  its preprocessing (the subgradient ascent) is not bounded by either and is counted in its
+  time. Coordinates of float instances are scaled by 10^6 and rounded (TSPLIB EUC_2D).
+
+Gaps are to the dataset's reference tours or the optima given with `--optima`. Prints a
+Markdown table and writes every point to `--json` for the chart (`--plot`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from amsolve.bench import ChartPoint, read_optima
+from amsolve.io import load_instances
+from amsolve.machine import machine_description
+from amsolve.pipeline import parse_pipeline
+from amsolve.problem import Instance
+from amsolve.solver import SolveOptions, solve_instances
+
+FAST_TSP_LONGEST = 65_000
+"""fast-tsp's distances are 16-bit: the longest edge is scaled to this."""
+
+LKH_SCALE = 10**6
+"""Float coordinates are multiplied by this and rounded for LKH-3's integer EUC_2D."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One solver's tour of one instance at one budget."""
+
+    dataset: str
+    instance: str
+    solver: str
+    budget: float
+    gap_pct: float
+    seconds: float
+    neural: bool
+
+
+def gap(instance: Instance, tour: np.ndarray) -> float:
+    reference = instance.reference_length
+    return 100.0 * (instance.tour_length(np.asarray(tour)) - reference) / reference
+
+
+def run_amsolve(instances: list[Instance], budget: float, pipeline: str) -> list[tuple[np.ndarray, float]]:
+    """amsolve through its Python API, one instance at a time (one-time costs paid before by its warm-up)."""
+    options = parse_pipeline(pipeline, SolveOptions(device="cpu", time_limit=budget))
+    solutions = solve_instances(instances, options)
+    return [(solution.tour, solution.seconds) for solution in solutions]
+
+
+def run_cli(path: Path, limit: int | None, budget: float) -> list[tuple[np.ndarray, float]]:
+    """`amsolve solve FILE --time-limit B --json` in a process of its own (the seconds it reports)."""
+    command = [sys.executable, "-m", "amsolve", "solve", str(path), "--time-limit", str(budget), "--json"]
+    if limit is not None:
+        command += ["--limit", str(limit)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return [(np.array(row["tour"]), row["seconds"]) for row in json.loads(output)["instances"]]
+
+
+def fast_tsp_tour(instance: Instance, budget: float) -> tuple[np.ndarray, float]:
+    import fast_tsp
+
+    matrix = instance_matrix(instance)
+    scaled = np.rint(matrix * (FAST_TSP_LONGEST / matrix.max())).astype(np.int64)
+    started = time.perf_counter()
+    tour = fast_tsp.find_tour(scaled, budget)
+    return np.array(tour), time.perf_counter() - started
+
+
+def instance_matrix(instance: Instance) -> np.ndarray:
+    from amsolve.problem.distance import distance_matrix
+
+    return distance_matrix(instance.points, instance.metric).astype(np.float64)
+
+
+def lkh_tour(instance: Instance, budget: float) -> tuple[np.ndarray, float]:
+    from elkai import _elkai
+
+    coords = instance.coords
+    if instance.metric == "EUCLIDEAN":
+        coords, kind = np.rint(coords * LKH_SCALE), "EUC_2D"
+    else:
+        kind = instance.metric
+    lines = [f"TYPE : TSP\nDIMENSION : {instance.n}\nEDGE_WEIGHT_TYPE : {kind}\nNODE_COORD_SECTION"]
+    lines += [f"{i + 1} {x:.0f} {y:.0f}" if kind == "EUC_2D" else f"{i + 1} {x} {y}" for i, (x, y) in enumerate(coords)]
+    problem = "\n".join(lines) + "\nEOF\n"
+    params = (
+        f"RUNS = 1\nMAX_TRIALS = 100000000\nTIME_LIMIT = {budget}\nTOTAL_TIME_LIMIT = {budget}\n"
+        "PROBLEM_FILE = :stdin:\nTRACE_LEVEL = 0\n"
+    )
+    started = time.perf_counter()
+    tour = _elkai.solve_problem(params, problem)
+    return np.array(tour) - 1, time.perf_counter() - started
+
+
+def measure(
+    dataset: str,
+    instances: list[Instance],
+    budget: float,
+    solver: str,
+    solve_one: Callable[[Instance, float], tuple[np.ndarray, float]],
+) -> list[Result]:
+    results = []
+    for instance in instances:
+        tour, seconds = solve_one(instance, budget)
+        results.append(Result(dataset, instance.name, solver, budget, gap(instance, tour), seconds, False))
+    return results
+
+
+def summary(results: list[Result]) -> str:
+    gaps = np.array([r.gap_pct for r in results])
+    seconds = np.array([r.seconds for r in results])
+    first = results[0]
+    return (
+        f"| {first.dataset} ({len(results)}) | {first.budget:g} s | {first.solver} | {gaps.mean():.3f} % | "
+        f"{gaps.max():.3f} % | {seconds.mean():.3f} | {seconds.max():.3f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", type=Path, action="append", default=[], help="dataset file or .tsp file")
+    parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
+    parser.add_argument("--optima", type=Path, default=None, help="CSV name,optimal for .tsp files")
+    parser.add_argument("--budgets", default="0.05", help="comma-separated seconds per instance")
+    parser.add_argument("--pipelines", default="greedy-edge+lk@alpha5", help="comma-separated amsolve pipelines")
+    parser.add_argument("--solvers", default="amsolve,cli,fast-tsp,lkh", help="which solvers to run")
+    parser.add_argument("--json", type=Path, default=None, help="write every result here")
+    parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")
+    args = parser.parse_args()
+    optima = read_optima(args.optima) if args.optima else {}
+    solvers = args.solvers.split(",")
+    print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
+    print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
+    print("|---|---|---|---|---|---|---|")
+    everything: list[Result] = []
+    for path in args.dataset:
+        instances = load_instances(path, limit=args.limit)
+        instances = [
+            i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances
+        ]
+        name = path.stem
+        for budget in map(float, args.budgets.split(",")):
+            rows: list[list[Result]] = []
+            for pipeline in args.pipelines.split(",") if "amsolve" in solvers else []:
+                found = run_amsolve(instances, budget, pipeline)
+                rows.append(
+                    [
+                        Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, "multistart" in pipeline)
+                        for i, (t, s) in zip(instances, found, strict=True)
+                    ]
+                )
+            if "cli" in solvers:
+                found = run_cli(path, args.limit, budget)
+                rows.append(
+                    [
+                        Result(name, i.name, "amsolve CLI", budget, gap(i, i.positions_from_ids(t)), s, False)
+                        for i, (t, s) in zip(instances, found, strict=True)
+                    ]
+                )
+            if "fast-tsp" in solvers:
+                rows.append(measure(name, instances, budget, "fast-tsp 0.2.2", fast_tsp_tour))
+            if "lkh" in solvers:
+                rows.append(measure(name, instances, budget, "LKH-3 (elkai)", lkh_tour))
+            for results in rows:
+                print(summary(results), flush=True)
+                everything += results
+    print(f"load at the end {os.getloadavg()}")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in everything]))
+    if args.plot:
+        from amsolve.figures import time_quality_chart
+
+        title = "amsolve, fast-tsp and LKH-3 at equal time per instance, one core each"
+        time_quality_chart(chart_points(everything), args.plot, force=True, title=title)
+
+
+def chart_points(results: list[Result]) -> list[ChartPoint]:
+    """One point per solver, dataset and budget (the budget in the label)."""
+    groups: dict[tuple[str, str, float], list[Result]] = {}
+    for result in results:
+        groups.setdefault((result.solver, result.dataset, result.budget), []).append(result)
+    return [
+        ChartPoint(
+            f"{solver} @ {budget:g} s",
+            dataset,
+            float(np.mean([r.seconds for r in group])),
+            float(np.mean([r.gap_pct for r in group])),
+            float(np.max([r.gap_pct for r in group])),
+            group[0].neural,
+        )
+        for (solver, dataset, budget), group in groups.items()
+    ]
+
+
+if __name__ == "__main__":
+    main()
