@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import torch
 
+from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
 from amsolve.errors import InputError
@@ -79,7 +80,8 @@ class SolveOptions:
 
     @property
     def uses_network(self) -> bool:
-        return self.decode.uses_network
+        """Whether the network decodes the start or scores the candidate edges."""
+        return self.decode.uses_network or (self.local_search != "none" and self.candidates == "model")
 
     def label(self, n: int | None = None) -> str:
         """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alpha5`."""
@@ -132,10 +134,20 @@ SearchProgress = Callable[[Instance, float, float, float], None]
 """Called during a long search with the instance, best length so far, seconds elapsed and budget."""
 
 
+def _candidates(instance: Instance, options: SolveOptions, model: AttentionModel | None, seconds: float) -> np.ndarray:
+    """The candidate lists of `options` for the instance (the network's when `candidates` is model)."""
+    view = distance_view(instance)
+    if options.candidates == "model":
+        k = options.candidates_k or DEFAULT_CANDIDATES["model"]
+        return model_candidates(model, instance.normalized_coords(), view, k)
+    return candidate_lists(view, options.candidates, options.candidates_k, seconds=seconds)
+
+
 def _search(
     instance: Instance,
     starts: np.ndarray,
     options: SolveOptions,
+    model: AttentionModel | None,
     began: float,
     budget: float,
     on_search_progress: SearchProgress | None,
@@ -147,7 +159,7 @@ def _search(
     deadline = began + budget
     view = distance_view(instance)
     ascent = max(0.0, min(ASCENT_SHARE * budget, deadline - time.perf_counter()))
-    candidates = candidate_lists(view, options.candidates, options.candidates_k, seconds=ascent)
+    candidates = _candidates(instance, options, model, ascent)
     local_search_deadline = deadline if options.time_limit is not None else math.inf
     tours, lengths = improve_tours(view, starts, options.local_search, candidates, deadline=local_search_deadline)
     best = tours[int(np.argmin(lengths))]
@@ -174,7 +186,7 @@ def _starts(
     instances: Sequence[Instance], options: SolveOptions, model: AttentionModel | None, device: torch.device
 ) -> np.ndarray:
     """The start tours (batch, keep, n): decoded by the network, or constructed (keep 1)."""
-    if model is None:
+    if not options.decode.uses_network:
         views = [distance_view(instance) for instance in instances]
         return np.stack([construct(view, options.decode.strategy, options.decode.seed)[None] for view in views])
     coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
@@ -200,7 +212,7 @@ def _solve_batch(
     for instance, tours in zip(instances, starts, strict=True):
         began = time.perf_counter()
         budget = _search_budget(instance.n, options, decoded_seconds)
-        tour = instance.validate_tour(_search(instance, tours, options, began, budget, on_search_progress))
+        tour = instance.validate_tour(_search(instance, tours, options, model, began, budget, on_search_progress))
         seconds = decoded_seconds + time.perf_counter() - began
         solutions.append(
             Solution(instance, tour, instance.tour_length(tour), options.label(instance.n), model_name, seconds)
@@ -219,7 +231,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     starts = _starts([piece], replace(options, time_limit=None), model, models.device)[0]
     if options.local_search != "none":
         view = distance_view(piece)
-        candidates = candidate_lists(view, options.candidates, options.candidates_k, seconds=0.001)
+        candidates = _candidates(piece, options, model, seconds=0.001)
         tours, _ = improve_tours(view, starts, options.local_search, candidates)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(view, tours[0], deadline, options.local_search, candidates, seed=options.decode.seed)

@@ -10,17 +10,19 @@ import math
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries
 from amsolve.decode.beam import beam_search
+from amsolve.decode.local import local_tour
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout, sampling_selector
 from amsolve.errors import InputError
 from amsolve.machine import available_memory
 from amsolve.model.network import AttentionModel
 from amsolve.search.construct import CONSTRUCTIONS
 
-NETWORK_DECODERS = ("greedy", "sample", "beam", "multistart")
+NETWORK_DECODERS = ("greedy", "sample", "beam", "multistart", "local")
 """Decoders that run the network."""
 
 DECODERS = NETWORK_DECODERS + CONSTRUCTIONS
@@ -67,7 +69,7 @@ class DecodeOptions:
 
     def augments(self, n: int) -> bool:
         """Whether instances of `n` cities are decoded in their 8 symmetric versions."""
-        if not self.uses_network:
+        if not self.uses_network or self.strategy == "local":  # local decoding uses the symmetries itself
             return False
         return n <= AUGMENT_MAX_CITIES if self.augment is None else self.augment
 
@@ -79,9 +81,12 @@ class DecodeOptions:
             starts = self.starts if n is None else len(start_cities(n, self.starts))
             base = "multistart" if starts is None else f"multistart{starts}"
         else:
-            base = {"greedy": "greedy", "sample": f"sample{self.samples}", "beam": f"beam{self.beam_width}"}[
-                self.strategy
-            ]
+            base = {
+                "greedy": "greedy",
+                "sample": f"sample{self.samples}",
+                "beam": f"beam{self.beam_width}",
+                "local": "local",
+            }[self.strategy]
         augmented = self.augment if n is None else self.augments(n)
         return f"{base}×8" if augmented else base
 
@@ -194,12 +199,21 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
     return best
 
 
+def _local(model: AttentionModel, coords: torch.Tensor) -> Decoded:
+    """Window decoding and revision (`amsolve.decode.local`), one instance at a time."""
+    points = coords.cpu().numpy().astype(np.float64)  # (batch, n, 2)
+    tours = torch.from_numpy(np.stack([local_tour(model, instance) for instance in points])).to(coords.device)
+    return Decoded(tours.unsqueeze(1), euclidean_tour_lengths(coords, tours.unsqueeze(1)))
+
+
 def _decode_plain(
     model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None
 ) -> Decoded:
     """One strategy on coords (batch, n, 2), without augmentation."""
     if options.strategy == "beam":
         return _beam(model, coords, options)
+    if options.strategy == "local":
+        return _local(model, coords)
     return _rollouts(model, coords, options, deadline)
 
 

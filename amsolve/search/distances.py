@@ -131,3 +131,13 @@ def tour_length(points: np.ndarray, code: int, tour: np.ndarray) -> float:
     for i in range(n):
         total += dist(points, code, tour[i], tour[(i + 1) % n])
     return total
+
+
+@njit(cache=True)
+def dist_rows(points: np.ndarray, code: int, partners: np.ndarray) -> np.ndarray:
+    """d(i, partners[i, m]) for every row i: (n, m), as `dist` measures it."""
+    lengths = np.empty(partners.shape)
+    for i in range(partners.shape[0]):
+        for m in range(partners.shape[1]):
+            lengths[i, m] = dist(points, code, i, partners[i, m])
+    return lengths

@@ -1,9 +1,10 @@
 """Candidate lists: for each city, the few partners the moves try to join it to.
 
-Sources: `nearest` (the k nearest cities), `quadrant` (the nearest in each quadrant around the
-city first, for clustered instances) and `alpha` (α-nearness from minimum 1-trees under Held–Karp
-node penalties, as LKH computes it). Each gives an (n, k) int64 array, best first, -1 padding the
-rows of cities with fewer partners.
+Sources: `nearest` (the k nearest cities), `quadrant` (the nearest in each quadrant around the city
+first, for clustered instances), `alpha` (α-nearness from minimum 1-trees under Held–Karp node
+penalties, as LKH computes it) and `model` (the network's scores, computed on the network's side by
+`amsolve.decode.edge_scores` and passed to the search like any other lists). Each gives an (n, k)
+int64 array, best first, -1 padding the rows of cities with fewer partners.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.distances import DistanceView
 
-CANDIDATE_SOURCES = ("nearest", "quadrant", "alpha")
-"""Names of the candidate sources (the network's scores plug in beside them)."""
+CANDIDATE_SOURCES = ("nearest", "quadrant", "alpha", "model")
+"""Names of the candidate sources."""
 
-DEFAULT_CANDIDATES = {"nearest": 10, "quadrant": 10, "alpha": 5}
+DEFAULT_CANDIDATES = {"nearest": 10, "quadrant": 10, "alpha": 5, "model": 5}
 """k when not told: 5 α-nearest are what LKH uses; distance needs about twice as many."""
 
 
@@ -35,6 +36,8 @@ def candidate_lists(view: DistanceView, source: str, k: int | None = None, secon
     """Each city's k candidates from `source` (k None: DEFAULT_CANDIDATES); `seconds` bounds the
     Held–Karp ascent of `alpha` (the other sources take no time worth bounding)."""
     check_candidates(source, k)
+    if source == "model":
+        raise InputError("model candidates need the network: amsolve.decode.edge_scores.model_candidates")
     k = DEFAULT_CANDIDATES[source] if k is None else k
     if source == "alpha":
         return alpha_candidates(view, k, seconds).candidates

@@ -1,0 +1,82 @@
+"""The network's candidate lists: which of a city's nearby cities the model would visit next.
+
+For each city i the model sees a local view: i and its W − 1 nearest cities, normalised into the
+unit square, as one small instance. Decoding that instance from i (first = last = i, i visited)
+gives p(j | i), the probability that the model's tour goes from i to j, for every j of the view.
+An edge is scored by both ends, log p(j | i) + log p(i | j) (the second taken as the smallest
+probability of j's view when i is not in it), minus log(d(i, j) / d̄), d̄ the mean distance to
+the view's cities: the model's ranking blended with distance, which covered the reference tours'
+edges better than either alone in DESIGN §8's probe. Each city's k best become its candidates.
+
+The views are decoded in batches, so the cost is O(n · W²) for the encoder and O(n · W) memory
+per batch; nothing of size n × n is built. The model's sizes are those it was trained on
+(W = `VIEW_CITIES`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from amsolve.decode.rollout import gather_rows
+from amsolve.model.network import AttentionModel
+from amsolve.search.candidates.nearest import nearest_neighbours
+from amsolve.search.distances import DistanceView
+
+VIEW_CITIES = 50
+"""Cities in each local view (the city and its 49 nearest)."""
+
+VIEWS_PER_BATCH = 512
+"""Local views encoded together."""
+
+
+@torch.inference_mode()
+def view_scores(
+    model: AttentionModel, coords: np.ndarray, view: DistanceView, size: int = VIEW_CITIES
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each city's local view (n, W) (the city itself first) and log p(j | i) over it (n, W).
+
+    `coords` (n, 2) are what the model reads (planar coordinates); `view` gives the neighbours.
+    """
+    n = len(coords)
+    size = min(size, n)
+    views = np.concatenate([np.arange(n)[:, None], nearest_neighbours(view, size - 1)], axis=1)  # (n, W)
+    device = next(model.parameters()).device
+    log_probs = np.empty((n, size), dtype=np.float32)
+    model.eval()
+    for begin in range(0, n, VIEWS_PER_BATCH):
+        rows = views[begin : begin + VIEWS_PER_BATCH]  # (b, W)
+        local = coords[rows]  # (b, W, 2)
+        low = local.min(axis=1, keepdims=True)
+        span = (local.max(axis=1, keepdims=True) - low).max(axis=2, keepdims=True)
+        local = (local - low) / np.where(span > 0, span, 1.0)
+        cache = model.precompute(torch.from_numpy(local).float().to(device))
+        first = torch.zeros(len(rows), 1, dtype=torch.long, device=device)  # (b, 1): the city itself
+        query = cache.query_graph + gather_rows(cache.query_first, first) + gather_rows(cache.query_last, first)
+        mask = torch.zeros(len(rows), 1, size, device=device)
+        mask[:, :, 0] = -torch.inf
+        scores = model.decoder.log_probs(cache, query, mask)[:, 0]  # (b, W)
+        log_probs[begin : begin + len(rows)] = scores.cpu().numpy()
+    return views, log_probs
+
+
+def model_candidates(model: AttentionModel, coords: np.ndarray, view: DistanceView, k: int) -> np.ndarray:
+    """Each city's k best partners by the blended score (module docstring); (n, k) int64, -1 padded."""
+    from amsolve.search.distances import dist_rows
+
+    views, log_probs = view_scores(model, coords, view)
+    n, size = views.shape
+    floor = log_probs[:, 1:].min(axis=1)  # (n,): the least likely city of each view
+    back = np.empty_like(log_probs)  # log p(i | j) for j = views[i, m]
+    for m in range(1, size):
+        partners = views[:, m]  # (n,)
+        found = views[partners] == np.arange(n)[:, None]  # (n, W): where i sits in its partner's view
+        back[:, m] = np.where(found.any(axis=1), log_probs[partners, found.argmax(axis=1)], floor[partners])
+    lengths = dist_rows(view.points, view.code, views)  # (n, W)
+    mean = lengths[:, 1:].mean(axis=1, keepdims=True)
+    score = log_probs[:, 1:] + back[:, 1:] - np.log(np.maximum(lengths[:, 1:], 1e-12) / np.maximum(mean, 1e-12))
+    best = np.argsort(-score, axis=1, kind="stable")[:, : min(k, size - 1)]  # (n, k)
+    candidates = np.take_along_axis(views[:, 1:], best, axis=1).astype(np.int64)
+    if candidates.shape[1] < k:
+        candidates = np.concatenate([candidates, np.full((n, k - candidates.shape[1]), -1, dtype=np.int64)], axis=1)
+    return candidates

@@ -1,0 +1,95 @@
+"""Train the penalty network (`amsolve.model.penalties`) on penalties found by long ascents.
+
+Instances: uniform and clustered (Gaussian clusters), 100–2,000 cities, drawn from `--seed`;
+labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`).
+Writes `penalties.pt` and `penalties.json` (how it was trained, with its figures) into `--out`.
+
+    python benchmarks/train_penalties.py --out models/penalties
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from amsolve.model.penalties import PenaltyNet, penalty_features, save_penalty_net
+from amsolve.search.candidates.alpha import alpha_candidates
+from amsolve.search.distances import coordinate_view
+
+SIZES = (100, 200, 500, 1000, 2000)
+
+
+def instance(rng: np.random.Generator, n: int, clustered: bool) -> np.ndarray:
+    if not clustered:
+        return rng.random((n, 2))
+    centres = rng.random((int(rng.integers(3, 12)), 2))
+    spread = rng.uniform(0.02, 0.08)
+    return centres[rng.integers(len(centres), size=n)] + rng.normal(0, spread, (n, 2))
+
+
+def labelled(rng: np.random.Generator, count: int, ascent: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(features, π / scale) of `count` instances per size and kind."""
+    data = []
+    for n in SIZES:
+        for clustered in (False, True):
+            for _ in range(count):
+                view = coordinate_view(instance(rng, n, clustered), "EUCLIDEAN")
+                features, scale = penalty_features(view)
+                penalties = alpha_candidates(view, 5, seconds=ascent * n / 1000).penalties
+                data.append((features, (penalties / scale).astype(np.float32)))
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--per-kind", type=int, default=20, help="instances per size and kind")
+    parser.add_argument("--ascent", type=float, default=1.0, help="seconds of ascent per 1,000 cities")
+    parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=31)
+    args = parser.parse_args()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(args.seed)
+    started = time.perf_counter()
+    train = labelled(rng, args.per_kind, args.ascent)
+    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent)
+    labelling = time.perf_counter() - started
+    x = torch.from_numpy(np.concatenate([f for f, _ in train]))
+    y = torch.from_numpy(np.concatenate([p for _, p in train]))
+    vx = torch.from_numpy(np.concatenate([f for f, _ in valid]))
+    vy = torch.from_numpy(np.concatenate([p for _, p in valid]))
+    net = PenaltyNet()
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    baseline = float(((vy - vy.mean()) ** 2).mean())
+    for epoch in range(args.epochs):
+        order = torch.randperm(len(x))
+        for begin in range(0, len(x), 1024):
+            batch = order[begin : begin + 1024]
+            loss = ((net(x[batch]) - y[batch]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        if epoch % 10 == 9 or epoch == args.epochs - 1:
+            with torch.no_grad():
+                error = float(((net(vx) - vy) ** 2).mean())
+            print(f"epoch {epoch + 1}: validation mean squared error {error:.4f} (predicting the mean: {baseline:.4f})")
+    card = {
+        "command": "python benchmarks/train_penalties.py "
+        + " ".join(f"--{key.replace('_', '-')} {value}" for key, value in vars(args).items()),
+        "instances": {"train": len(train), "validation": len(valid), "sizes": SIZES, "kinds": ["uniform", "clustered"]},
+        "labelling_seconds": round(labelling, 1),
+        "total_seconds": round(time.perf_counter() - started, 1),
+        "validation_mse": round(error, 5),
+        "validation_mse_of_the_mean": round(baseline, 5),
+    }
+    save_penalty_net(net, args.out, card)
+    print(card)
+
+
+if __name__ == "__main__":
+    main()
