@@ -19,7 +19,7 @@ from amsolve.search.candidates.alpha import _build_graph, _one_tree, _Work, alph
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, construct
 from amsolve.search.distances import coordinate_view, tour_length
-from amsolve.search.kicks import random_walk_double_bridge, seed_kicks, segment_double_bridge
+from amsolve.search.kicks import seed_kicks, segment_double_bridge
 from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
@@ -46,7 +46,7 @@ def is_valid(state) -> bool:
 @given(
     n=st.integers(5, 40),
     metric=st.sampled_from(METRICS),
-    source=st.sampled_from(CANDIDATE_SOURCES),
+    source=st.sampled_from([source for source in CANDIDATE_SOURCES if source != "model"]),
     k=st.integers(1, 8),
     seed=st.integers(0, 2**16),
 )
@@ -81,11 +81,11 @@ def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(n: int, me
     space = make_space(view, candidate_lists(view, "nearest", 6))
     state, active = new_tour(rng.permutation(n), 4096), new_active(n)
     seed_kicks(seed)
-    for kick in (segment_double_bridge, random_walk_double_bridge) * 5:
+    for _ in range(10):
         commit(state)
         before = state.order.copy()
         length = tour_length(view.points, view.code, state.order)
-        delta = kick(space, state, active)
+        delta = segment_double_bridge(space, state, active)
         assert is_valid(state)
         assert tour_length(view.points, view.code, state.order) - length == pytest.approx(delta, abs=1e-9 * length)
         mark = journal_length(state)

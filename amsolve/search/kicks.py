@@ -75,65 +75,7 @@ def segment_double_bridge(space: Space, tour: Tour, active: Active) -> float:
     )
 
 
-WALK_STEPS = 10
-"""Steps of each random walk over the candidate graph that picks a double bridge's cities."""
-
-
 @njit(cache=True)
 def seed_kicks(seed: int) -> None:
     """Seed the generator the kicks draw from (numba's own, separate from numpy's)."""
     np.random.seed(seed)
-
-
-@njit(cache=True)
-def _walk(space: Space, start: int, steps: int) -> int:
-    """Where a random walk of `steps` steps over the candidate lists from `start` ends."""
-    city = start
-    for _ in range(steps):
-        row = space.candidates[city]
-        width = 0
-        while width < row.shape[0] and row[width] >= 0:
-            width += 1
-        if width:
-            city = row[np.random.randint(width)]
-    return city
-
-
-@njit(cache=True)
-def random_walk_double_bridge(space: Space, tour: Tour, active: Active) -> float:
-    """A double bridge whose four cuts lie near each other in space, anywhere in the tour.
-
-    Three cities come from random walks over the candidate lists from one random city (Applegate,
-    Cook and Rohe's random-walk kick); with it they cut the tour after each of them, and the
-    segments between the cuts are reordered as a double bridge. The new edges join cities that are
-    close, so the kick is mild. It costs up to O(n) for the reversal of the stretch between the
-    first and last cut (the shorter side of the tour). Returns the change in length (0.0 when two
-    cuts coincide and nothing was done).
-    """
-    n = tour.order.shape[0]
-    start = np.random.randint(n)
-    first = tour.pos[start]
-    cuts = np.empty(4, dtype=np.int64)
-    cuts[0] = 0
-    for m in range(1, 4):
-        cuts[m] = (tour.pos[_walk(space, start, WALK_STEPS)] - first) % n
-    cuts.sort()
-    for m in range(3):
-        if cuts[m] == cuts[m + 1]:
-            return 0.0
-    if cuts[3] == n - 1:
-        return 0.0
-    order = tour.order
-    return _double_bridge(
-        space,
-        tour,
-        active,
-        order[first],
-        order[(first + 1) % n],
-        order[(first + cuts[1]) % n],
-        order[(first + cuts[1] + 1) % n],
-        order[(first + cuts[2]) % n],
-        order[(first + cuts[2] + 1) % n],
-        order[(first + cuts[3]) % n],
-        order[(first + cuts[3] + 1) % n],
-    )

@@ -32,7 +32,7 @@ from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, new_active, pop, push_all, size
 from amsolve.search.distances import DistanceView, tour_length
-from amsolve.search.kicks import MIN_KICK_CITIES, random_walk_double_bridge, seed_kicks, segment_double_bridge
+from amsolve.search.kicks import MIN_KICK_CITIES, seed_kicks, segment_double_bridge
 from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
@@ -53,8 +53,6 @@ _SECONDS_PER_CALL = 0.002
 
 _KICK_JOURNAL = 1 << 16
 """Reversals a kick and the search after it may make before the search stops to stay undoable."""
-
-_KICK_MIX = 0
 
 _PROGRESS_EVERY = 0.5
 """Seconds between two progress reports of a long search."""
@@ -118,18 +116,15 @@ def _local_search(space: Space, tour: Tour, scratch: Scratch, method: int, deadl
 
 
 @njit(cache=True)
-def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, randoms: np.ndarray) -> float:
-    """One kick and local search per row of `randoms`; each kept when no longer, else undone.
+def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, count: int) -> float:
+    """`count` kicks, each followed by local search and kept when no longer, else undone.
 
     Returns the change in length.
     """
     total = 0.0
-    for row in randoms:
+    for _ in range(count):
         commit(tour)
-        if row[0] % 100 < _KICK_MIX:
-            delta = random_walk_double_bridge(space, tour, active)
-        else:
-            delta = segment_double_bridge(space, tour, active)
+        delta = segment_double_bridge(space, tour, active)
         delta += _drain(space, tour, active, scratch, method, 1 << 62, True)
         if delta <= 0.0:
             total += delta
@@ -190,14 +185,12 @@ def iterated_local_search(
     _local_search(space, state, scratch, code, deadline)
     length = tour_length(view.points, view.code, state.order)
     if view.n >= MIN_KICK_CITIES:
-        rng = np.random.default_rng(seed)
         seed_kicks(seed)
         active = new_active(view.n)
         kicks_per_call, reported = 1, time.perf_counter()
         while True:  # one kick at least once here, so that a warm-up reaches every kernel
             now = time.perf_counter()
-            randoms = rng.integers(0, np.iinfo(np.int64).max, size=(kicks_per_call, 3))
-            length += _kicks(space, state, active, scratch, code, randoms)
+            length += _kicks(space, state, active, scratch, code, kicks_per_call)
             after = time.perf_counter()
             if after >= deadline:
                 break

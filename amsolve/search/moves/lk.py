@@ -36,9 +36,10 @@ MAX_DEPTH = 50
 """Most exchanges in one step."""
 
 BREADTH = (5, 3, 1)
-"""How many choices are tried at the first, second and every deeper level."""
-
-THREE_OPT_FIRST = True
+"""How many choices are tried at the first, second and every deeper level. At 1,000 uniform cities
+and 1 s, (5, 3, 1) with depth 50 gave 0.20 % above the references, (3, 2, 1) 0.23 %, (5, 1, 1)
+0.24 %, (3, 1, 1) with depth 6 0.34 %, (1, 1, 1) with depth 3 0.64 %: a deeper, broader step
+costs more and finds enough more."""
 
 _MAX_FLIPS = MAX_DEPTH + 4
 """Most tentative 2-opt moves on the stack: a 3-opt first exchange takes three."""
@@ -192,7 +193,7 @@ def _choose(space: Space, tour: Tour, scratch: Scratch, level: int, t1: int, t2:
         t4 = _vstep(order, pos, flips, depth, t3, -direction)  # the neighbour that closes as a 2-opt move
         if not _was_added(scratch, n_added, t3, t4):
             count = _offer(scratch, level, count, dist(points, code, t3, t4) - d23, t3, -1, -1)
-        if level > 0 or not THREE_OPT_FIRST:
+        if level > 0:
             continue
         t4 = _vstep(order, pos, flips, depth, t3, direction)  # the other one: t5 must then lie between t2 and t3
         if t4 == t1:
