@@ -1,10 +1,11 @@
-"""amsolve against fast-tsp and LKH-3 at equal time per instance, one core each.
+"""Pipelines and peers at equal time per instance, one core each: amsolve's pipelines with and
+without the network, its CLI, fast-tsp and LKH-3.
 
 Each solver gets the same wall-clock budget per instance and is measured by the wall time it took;
 all run one after another in this process (amsolve also through its CLI, in a process of its own),
 which should itself run on one core with one thread, e.g.
 
-    taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/peers.py \\
+    taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/equal_time.py \\
         --dataset ../shared/data/tsp100_uniform_seed2026.txt --limit 256 --budgets 0.02,0.05
 
 Peers (`pip install '.[peers]'`):
@@ -167,9 +168,10 @@ def main() -> None:
             rows: list[list[Result]] = []
             for pipeline in args.pipelines.split(",") if "amsolve" in solvers else []:
                 found = run_amsolve(instances, budget, pipeline)
+                neural = parse_pipeline(pipeline, SolveOptions()).uses_network
                 rows.append(
                     [
-                        Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, "multistart" in pipeline)
+                        Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural)
                         for i, (t, s) in zip(instances, found, strict=True)
                     ]
                 )
