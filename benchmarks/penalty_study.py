@@ -1,0 +1,67 @@
+"""Learned node penalties against the ascent: the Held–Karp bound and the α-candidates' coverage
+after a given time of ascent, started at π = 0 or at the penalty network's prediction
+(`amsolve.model.penalties`, weights in `models/penalties`), the prediction's time counted.
+
+    python benchmarks/penalty_study.py ../shared/data/tsp1000_uniform_seed2026.txt
+    python benchmarks/penalty_study.py ../shared/tsplib_large/*.tsp --optima ../shared/tsplib_large/optimal.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from amsolve.bench import read_optima
+from amsolve.io import load_instances
+from amsolve.machine import machine_description
+from amsolve.model.penalties import load_penalty_net, predict_penalties
+from amsolve.model.registry import models_root
+from amsolve.search.candidates.alpha import alpha_candidates
+from amsolve.search.distances import distance_view
+
+BUDGETS = (0.0, 0.05, 0.2, 1.0)
+
+
+def coverage(candidates: np.ndarray, tour: np.ndarray, k: int = 5) -> float:
+    a, b = tour, np.roll(tour, -1)
+    top = candidates[:, :k]
+    return float(((top[a] == b[:, None]).any(axis=1) | (top[b] == a[:, None]).any(axis=1)).mean())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", type=Path, nargs="+")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--optima", type=Path, default=None)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    optima = read_optima(args.optima) if args.optima else {}
+    instances = [i for path in args.paths for i in load_instances(path, limit=args.limit)]
+    instances = [i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances]
+    net = load_penalty_net(models_root() / "penalties")
+    alpha_candidates(distance_view(instances[0]), 5, 0.01)  # compile
+    print(f"machine: {machine_description()}; {len(instances)} instances")
+    print("| start | ascent s | bound below the reference | top-5 coverage | s / instance |")
+    print("|---|---|---|---|---|")
+    for start in ("π = 0", "predicted π"):
+        for budget in BUDGETS:
+            below, covered, seconds = [], [], []
+            for instance in instances:
+                view = distance_view(instance)
+                began = time.perf_counter()
+                penalties = predict_penalties(net, view) if start == "predicted π" else None
+                result = alpha_candidates(view, 5, budget, penalties=penalties)
+                seconds.append(time.perf_counter() - began)
+                below.append(100 * (1 - result.lower_bound / instance.reference_length))
+                if instance.reference_tour is not None:
+                    covered.append(coverage(result.candidates, instance.reference_tour))
+            cover = f"{100 * np.mean(covered):.2f} %" if covered else "–"
+            print(f"| {start} | {budget:g} | {np.mean(below):.3f} % | {cover} | {np.mean(seconds):.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
