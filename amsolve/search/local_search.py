@@ -31,6 +31,7 @@ from numba import njit
 from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, new_active, pop, push_all, size
+from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
 from amsolve.search.kicks import MIN_KICK_CITIES, seed_kicks, segment_double_bridge
 from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
@@ -45,11 +46,8 @@ LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt", "lk")
 _METHOD_CODES = {"2opt": 1, "2opt+oropt": 2, "lk": 3}
 _TWO_OPT_ONLY, _WITH_OROPT, _LK = 1, 2, 3
 
-_CITIES_PER_CALL = 1024
-"""Queued cities a kernel call examines before Python looks at the clock again."""
-
-_SECONDS_PER_CALL = 0.002
-"""Target duration of one kernel call of kicks: the deadline is missed by about this much at most."""
+_CLOCK_EVERY = 4
+"""Cities examined between two looks at the clock: one look costs about a tenth of one examination."""
 
 _KICK_JOURNAL = 1 << 16
 """Reversals a kick and the search after it may make before the search stops to stay undoable."""
@@ -78,18 +76,20 @@ def _examine(space: Space, tour: Tour, active: Active, scratch: Scratch, method:
 
 @njit(cache=True)
 def _drain(
-    space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, budget: int, keep_journal: bool
+    space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, deadline: float, keep_journal: bool
 ) -> float:
-    """Examine queued cities until none is left, `budget` were examined or the journal is full.
+    """Examine queued cities until none is left, the deadline (a `perf_counter` value) or the journal is full.
 
     Without `keep_journal` every improvement is committed at once, so the journal never fills.
     Returns the change in length.
     """
     total = 0.0
-    for _ in range(budget):
-        if size(active) == 0 or journal_full(tour):
+    examined = 0
+    while size(active) and not journal_full(tour):
+        if examined % _CLOCK_EVERY == 0 and now() >= deadline:
             break
         total += _examine(space, tour, active, scratch, method, pop(active))
+        examined += 1
         if not keep_journal:
             commit(tour)
     return total
@@ -105,33 +105,30 @@ def _local_search(space: Space, tour: Tour, scratch: Scratch, method: int, deadl
     total = 0.0
     while True:
         push_all(active, tour.order)
-        gain = 0.0
-        while size(active):
-            if time.perf_counter() >= deadline:
-                return total + gain
-            gain += _drain(space, tour, active, scratch, method, _CITIES_PER_CALL, False)
+        gain = _drain(space, tour, active, scratch, method, deadline, False)
         total += gain
-        if gain == 0.0:
+        if gain == 0.0 or size(active):  # nothing gained in a whole round, or stopped by the deadline
             return total
 
 
 @njit(cache=True)
-def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, count: int) -> float:
-    """`count` kicks, each followed by local search and kept when no longer, else undone.
-
-    Returns the change in length.
+def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, until: float) -> float:
+    """Kicks, each followed by local search and kept when no longer, else undone, until `until` (a
+    `perf_counter` value; one kick at least). Returns the change in length.
     """
     total = 0.0
-    for _ in range(count):
+    while True:
         commit(tour)
         delta = segment_double_bridge(space, tour, active)
-        delta += _drain(space, tour, active, scratch, method, 1 << 62, True)
+        delta += _drain(space, tour, active, scratch, method, until, True)
         if delta <= 0.0:
             total += delta
         else:
             undo(tour, 0)
-            while size(active):  # a search cut short by a full journal leaves cities queued
+            while size(active):  # a search cut short leaves cities queued
                 pop(active)
+        if now() >= until:
+            break
     commit(tour)
     return total
 
@@ -187,17 +184,10 @@ def iterated_local_search(
     if view.n >= MIN_KICK_CITIES:
         seed_kicks(seed)
         active = new_active(view.n)
-        kicks_per_call, reported = 1, time.perf_counter()
-        while True:  # one kick at least once here, so that a warm-up reaches every kernel
-            now = time.perf_counter()
-            length += _kicks(space, state, active, scratch, code, kicks_per_call)
-            after = time.perf_counter()
-            if after >= deadline:
+        while True:  # one kick at least, so that a warm-up reaches every kernel
+            length += _kicks(space, state, active, scratch, code, min(deadline, time.perf_counter() + _PROGRESS_EVERY))
+            if time.perf_counter() >= deadline:
                 break
-            seconds_per_kick = max((after - now) / kicks_per_call, 1e-9)
-            call_seconds = min(_SECONDS_PER_CALL, (deadline - after) / 4)
-            kicks_per_call = int(np.clip(call_seconds / seconds_per_kick, 1, 1 << 16))
-            if on_progress is not None and after - reported >= _PROGRESS_EVERY:
+            if on_progress is not None:
                 on_progress(length)
-                reported = after
     return state.order, tour_length(view.points, view.code, state.order)
