@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import time
+
+import numpy as np
 import pytest
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
+from amsolve.decode.local import revise, window_tour
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
@@ -163,3 +168,37 @@ def test_a_passed_deadline_stops_after_one_rollout(tiny_model) -> None:
     whole = decode(tiny_model, coords, options)
     assert cut.tours.shape[1] == 1 and whole.tours.shape[1] == 12
     assert is_permutation(cut.tours)
+
+
+def nearest_neighbour_tour(coords: np.ndarray) -> list[int]:
+    tour, left = [0], set(range(1, len(coords)))
+    while left:
+        nearest = min(left, key=lambda city: float(((coords[city] - coords[tour[-1]]) ** 2).sum()))
+        tour.append(nearest)
+        left.remove(nearest)
+    return tour
+
+
+@pytest.mark.parametrize("n", [3, 12, 130])
+def test_local_decoding_gives_tours_and_revision_never_lengthens(tiny_model, n) -> None:
+    coords = random_coords(2, n, seed=n)
+    decoded = decode(tiny_model, coords, DecodeOptions("local"))
+    assert is_permutation(decoded.tours)
+    points = coords[0].numpy().astype(np.float64)
+    first = window_tour(tiny_model, points, window=10)
+    revised = revise(tiny_model, points, first, rounds=2)
+    assert sorted(revised) == list(range(n))
+    assert tour_length(points, revised) <= tour_length(points, first) + 1e-9
+
+
+def test_local_decoding_past_its_deadline_finishes_by_nearest_neighbour(tiny_model) -> None:
+    coords = random_coords(1, 60, seed=5)
+    points = coords[0].numpy().astype(np.float64)
+    assert window_tour(tiny_model, points, deadline=-math.inf).tolist() == nearest_neighbour_tour(points)
+    decoded = decode(tiny_model, coords, DecodeOptions("local"), deadline=time.perf_counter() - 1)
+    assert decoded.tours[0, 0].tolist() == nearest_neighbour_tour(points)
+
+
+def tour_length(points: np.ndarray, tour: np.ndarray) -> float:
+    walked = points[np.asarray(tour)]
+    return float(np.linalg.norm(walked - np.roll(walked, -1, axis=0), axis=1).sum())

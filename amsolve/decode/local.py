@@ -20,6 +20,7 @@ Both are the network's own decoding: no classical move is made.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import torch
@@ -46,8 +47,14 @@ def _normalised(points: np.ndarray) -> np.ndarray:
 
 
 @torch.inference_mode()
-def window_tour(model: AttentionModel, coords: np.ndarray, window: int = WINDOW) -> np.ndarray:
-    """Window decoding (module docstring) of coords (n, 2); returns a tour (n,) starting at city 0."""
+def window_tour(
+    model: AttentionModel, coords: np.ndarray, window: int = WINDOW, deadline: float = math.inf
+) -> np.ndarray:
+    """Window decoding (module docstring) of coords (n, 2); returns a tour (n,) starting at city 0.
+
+    Past `deadline` (a `time.perf_counter()` value) the rest of the tour goes to the nearest
+    unvisited city at each step, without the model.
+    """
     n = len(coords)
     device = next(model.parameters()).device
     unvisited = np.arange(1, n)
@@ -58,8 +65,8 @@ def window_tour(model: AttentionModel, coords: np.ndarray, window: int = WINDOW)
         gaps = coords[unvisited] - coords[current]
         squared = (gaps * gaps).sum(axis=1)
         nearest = np.argpartition(squared, size - 1)[:size] if size < len(unvisited) else np.arange(size)
-        if size == 1:
-            choice = nearest[0]
+        if size == 1 or time.perf_counter() >= deadline:
+            choice = nearest[int(squared[nearest].argmin())]
         else:
             local = _normalised(coords[np.concatenate([[current], unvisited[nearest]])])
             cache = model.precompute(torch.from_numpy(local[None]).float().to(device))
@@ -110,14 +117,23 @@ def path_lengths(coords: np.ndarray, paths: np.ndarray) -> np.ndarray:
     return np.linalg.norm(walked[:, 1:] - walked[:, :-1], axis=-1).sum(axis=-1)
 
 
-def revise(model: AttentionModel, coords: np.ndarray, tour: np.ndarray, rounds: int = REVISION_ROUNDS) -> np.ndarray:
-    """Revision rounds (module docstring) of a tour of coords (n, 2); returns the revised tour."""
+def revise(
+    model: AttentionModel,
+    coords: np.ndarray,
+    tour: np.ndarray,
+    rounds: int = REVISION_ROUNDS,
+    deadline: float = math.inf,
+) -> np.ndarray:
+    """Revision rounds (module docstring) of a tour of coords (n, 2), as many as `rounds` and as
+    begin before `deadline` (a `time.perf_counter()` value); returns the revised tour."""
     n = len(tour)
     stretch = min(STRETCH, n)
     if stretch < 4:
         return tour
     tour = tour.copy()
     for round_index in range(rounds):
+        if time.perf_counter() >= deadline:
+            break
         offset = (round_index % 2) * (stretch // 2)
         rolled = np.roll(tour, -offset)
         whole = (n // stretch) * stretch
@@ -131,6 +147,10 @@ def revise(model: AttentionModel, coords: np.ndarray, tour: np.ndarray, rounds: 
     return tour
 
 
-def local_tour(model: AttentionModel, coords: np.ndarray, rounds: int = REVISION_ROUNDS) -> np.ndarray:
-    """The network alone on coords (n, 2) in the unit square: window decoding, then revision."""
-    return revise(model, coords, window_tour(model, coords), rounds)
+def local_tour(
+    model: AttentionModel, coords: np.ndarray, rounds: int = REVISION_ROUNDS, deadline: float = math.inf
+) -> np.ndarray:
+    """The network alone on coords (n, 2) in the unit square: window decoding, then revision, both
+    cut short at `deadline` (a `time.perf_counter()` value; window decoding then finishes by nearest
+    neighbour). Revision gets the time left after window decoding."""
+    return revise(model, coords, window_tour(model, coords, deadline=deadline), rounds, deadline)

@@ -199,10 +199,19 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
     return best
 
 
-def _local(model: AttentionModel, coords: torch.Tensor) -> Decoded:
-    """Window decoding and revision (`amsolve.decode.local`), one instance at a time."""
+def _local(model: AttentionModel, coords: torch.Tensor, deadline: float | None) -> Decoded:
+    """Window decoding and revision (`amsolve.decode.local`), one instance at a time, each given an
+    equal share of the time left before `deadline`."""
     points = coords.cpu().numpy().astype(np.float64)  # (batch, n, 2)
-    tours = torch.from_numpy(np.stack([local_tour(model, instance) for instance in points])).to(coords.device)
+    found = []
+    for index, instance in enumerate(points):
+        own = (
+            math.inf
+            if deadline is None
+            else time.perf_counter() + (deadline - time.perf_counter()) / (len(points) - index)
+        )
+        found.append(local_tour(model, instance, deadline=own))
+    tours = torch.from_numpy(np.stack(found)).to(coords.device)
     return Decoded(tours.unsqueeze(1), euclidean_tour_lengths(coords, tours.unsqueeze(1)))
 
 
@@ -213,7 +222,7 @@ def _decode_plain(
     if options.strategy == "beam":
         return _beam(model, coords, options)
     if options.strategy == "local":
-        return _local(model, coords)
+        return _local(model, coords, deadline)
     return _rollouts(model, coords, options, deadline)
 
 
@@ -224,8 +233,8 @@ def decode(
     """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode.
 
     With a `deadline` (`time.perf_counter()` value), rollouts are sized to end before it (see
-    `_rollouts`); one rollout per instance always completes, so every instance gets a tour. Beam
-    search ignores the deadline.
+    `_rollouts`); one rollout per instance always completes, so every instance gets a tour. Local
+    decoding finishes its tours by nearest neighbour past the deadline; beam search ignores it.
     """
     model.eval()
     if not options.augments(coords.shape[1]):
