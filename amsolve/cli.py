@@ -39,11 +39,12 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 CandidatesOption = Annotated[
     str,
     typer.Option(
-        help="Candidate lists of the search: alpha (α-nearness, as LKH), nearest or quadrant (nearest per quadrant)."
+        help="Candidate lists of the search: alpha (α-nearness, as LKH), nearest, quadrant (nearest per quadrant) "
+        "or model (the network's edge scores)."
     ),
 ]
 CandidatesKOption = Annotated[
-    int | None, typer.Option(help="Candidates per city (default: 5 for alpha, 10 for nearest and quadrant).")
+    int | None, typer.Option(help="Candidates per city (default: 5 for alpha and model, 10 for nearest and quadrant).")
 ]
 
 
@@ -100,8 +101,8 @@ def solve(
     decode: Annotated[
         str,
         typer.Option(
-            help="Start: the network's greedy, sample, beam or multistart, or a construction without it: "
-            "greedy-edge, nearest, space-filling or random."
+            help="Start: the network's greedy, sample, beam, multistart or local (local views, any size), "
+            "or a construction without it: greedy-edge, nearest, space-filling or random."
         ),
     ] = "greedy-edge",
     samples: SamplesOption = 128,

@@ -151,19 +151,25 @@ def main() -> None:
     parser.add_argument("--solvers", default="amsolve,cli,fast-tsp,lkh", help="which solvers to run")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")
+    parser.add_argument("--name", default=None, help="measure all datasets as one, under this name (no cli)")
+    parser.add_argument("--merge", type=Path, action="append", default=[], help="add the results of an earlier --json")
+    parser.add_argument("--title", default="amsolve, fast-tsp and LKH-3 at equal time per instance, one core each")
     args = parser.parse_args()
     optima = read_optima(args.optima) if args.optima else {}
     solvers = args.solvers.split(",")
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
     print("|---|---|---|---|---|---|---|")
-    everything: list[Result] = []
-    for path in args.dataset:
-        instances = load_instances(path, limit=args.limit)
+    everything = [Result(**row) for merged in args.merge for row in json.loads(merged.read_text())]
+    for results in group_results(everything):
+        print(summary(results))
+    datasets = [(path.stem, path, load_instances(path, limit=args.limit)) for path in args.dataset]
+    if args.name and datasets:
+        datasets = [(args.name, None, [i for _, _, instances in datasets for i in instances])]
+    for name, path, instances in datasets:
         instances = [
             i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances
         ]
-        name = path.stem
         for budget in map(float, args.budgets.split(",")):
             rows: list[list[Result]] = []
             for pipeline in args.pipelines.split(",") if "amsolve" in solvers else []:
@@ -175,7 +181,7 @@ def main() -> None:
                         for i, (t, s) in zip(instances, found, strict=True)
                     ]
                 )
-            if "cli" in solvers:
+            if "cli" in solvers and path is not None:
                 found = run_cli(path, args.limit, budget)
                 rows.append(
                     [
@@ -196,25 +202,29 @@ def main() -> None:
     if args.plot:
         from amsolve.figures import time_quality_chart
 
-        title = "amsolve, fast-tsp and LKH-3 at equal time per instance, one core each"
-        time_quality_chart(chart_points(everything), args.plot, force=True, title=title)
+        time_quality_chart(chart_points(everything), args.plot, force=True, title=args.title)
+
+
+def group_results(results: list[Result]) -> list[list[Result]]:
+    """Results grouped by dataset, budget and solver, in their first order."""
+    groups: dict[tuple[str, float, str], list[Result]] = {}
+    for result in results:
+        groups.setdefault((result.dataset, result.budget, result.solver), []).append(result)
+    return list(groups.values())
 
 
 def chart_points(results: list[Result]) -> list[ChartPoint]:
-    """One point per solver, dataset and budget (the budget in the label)."""
-    groups: dict[tuple[str, str, float], list[Result]] = {}
-    for result in results:
-        groups.setdefault((result.solver, result.dataset, result.budget), []).append(result)
+    """One point per solver, dataset and budget (the budget shows as the point's seconds)."""
     return [
         ChartPoint(
-            f"{solver} @ {budget:g} s",
-            dataset,
+            group[0].solver,
+            group[0].dataset,
             float(np.mean([r.seconds for r in group])),
             float(np.mean([r.gap_pct for r in group])),
             float(np.max([r.gap_pct for r in group])),
             group[0].neural,
         )
-        for (solver, dataset, budget), group in groups.items()
+        for group in group_results(results)
     ]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from candidate_coverage import coverage  # a script beside this one
 
 from amsolve.bench import read_optima
 from amsolve.io import load_instances
@@ -24,12 +25,6 @@ from amsolve.search.candidates.alpha import alpha_candidates
 from amsolve.search.distances import distance_view
 
 BUDGETS = (0.0, 0.05, 0.2, 1.0)
-
-
-def coverage(candidates: np.ndarray, tour: np.ndarray, k: int = 5) -> float:
-    a, b = tour, np.roll(tour, -1)
-    top = candidates[:, :k]
-    return float(((top[a] == b[:, None]).any(axis=1) | (top[b] == a[:, None]).any(axis=1)).mean())
 
 
 def main() -> None:
