@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -152,7 +152,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")
     parser.add_argument("--name", default=None, help="measure all datasets as one, under this name (no cli)")
-    parser.add_argument("--merge", type=Path, action="append", default=[], help="add the results of an earlier --json")
+    parser.add_argument(
+        "--merge", action="append", default=[], help="add the results of an earlier --json (FILE=NAME: as dataset NAME)"
+    )
     parser.add_argument("--title", default="amsolve, fast-tsp and LKH-3 at equal time per instance, one core each")
     args = parser.parse_args()
     optima = read_optima(args.optima) if args.optima else {}
@@ -160,7 +162,7 @@ def main() -> None:
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
     print("|---|---|---|---|---|---|---|")
-    everything = [Result(**row) for merged in args.merge for row in json.loads(merged.read_text())]
+    everything = [result for merged in args.merge for result in read_results(merged)]
     for results in group_results(everything):
         print(summary(results))
     datasets = [(path.stem, path, load_instances(path, limit=args.limit)) for path in args.dataset]
@@ -203,6 +205,13 @@ def main() -> None:
         from amsolve.figures import time_quality_chart
 
         time_quality_chart(chart_points(everything), args.plot, force=True, title=args.title)
+
+
+def read_results(spec: str) -> list[Result]:
+    """The results of an earlier `--json` FILE, or FILE=NAME with NAME as every result's dataset."""
+    path, _, name = spec.partition("=")
+    results = [Result(**row) for row in json.loads(Path(path).read_text())]
+    return [replace(result, dataset=name) for result in results] if name else results
 
 
 def group_results(results: list[Result]) -> list[list[Result]]:

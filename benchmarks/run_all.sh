@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every measurement behind the README's tables, into benchmarks/results/, and its pictures, into
-# docs/ (about 30 minutes on 2 cores). Needs ../shared beside the repository,
+# docs/ (about 30 minutes on 2 cores; the equal-time studies of the search are in run_search.sh). Needs ../shared beside the repository,
 # `pip install '.[bench,plot]'` and GNU time (/usr/bin/time). Each table is written to a temporary
 # file and moved into place only when its command succeeded, and PROVENANCE.txt records the commit,
 # the weights and the machine.
@@ -32,10 +32,11 @@ amsolve bench "$shared/data" --decode greedy,beam,sample,multistartx8 --starts 1
 publish model_uniform.md
 # Model decoders and the default pipeline on the 41 TSPLIB instances.
 amsolve bench "$shared/tsplib" --optima "$shared/tsplib/optimal.csv" \
-    --decode greedy,multistartx8,multistartx8+2opt+oropt --json | md > "$(tmp tsplib.md)"
+    --decode greedy,multistartx8,greedy-edge+lk@alpha5 --json | md > "$(tmp tsplib.md)"
 publish tsplib.md
 # The default pipeline on the uniform test sets.
-amsolve bench "$shared/data" --decode multistartx8+2opt+oropt --json | md > "$(tmp pipeline_uniform.md)"
+amsolve bench "$shared/data/tsp20_uniform_seed2026.txt" "$shared/data/tsp50_uniform_seed2026.txt" \
+    "$shared/data/tsp100_uniform_seed2026.txt" --decode greedy-edge+lk@alpha5 --json | md > "$(tmp pipeline_uniform.md)"
 publish pipeline_uniform.md
 # Against LKH-3 and nearest neighbour + 2-opt, in one run, with the README's time–quality chart.
 python benchmarks/compare.py --plot docs/time_quality.png > "$(tmp compare.md)"

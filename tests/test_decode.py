@@ -14,6 +14,7 @@ from amsolve.decode.local import revise, window_tour
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
+from amsolve.search.construct import space_filling_tour
 
 
 def is_permutation(tours: torch.Tensor) -> bool:
@@ -170,13 +171,11 @@ def test_a_passed_deadline_stops_after_one_rollout(tiny_model) -> None:
     assert is_permutation(cut.tours)
 
 
-def nearest_neighbour_tour(coords: np.ndarray) -> list[int]:
-    tour, left = [0], set(range(1, len(coords)))
-    while left:
-        nearest = min(left, key=lambda city: float(((coords[city] - coords[tour[-1]]) ** 2).sum()))
-        tour.append(nearest)
-        left.remove(nearest)
-    return tour
+def curve_from_nearest(points: np.ndarray) -> list[int]:
+    """City 0, then the others along the space-filling curve, from the one nearest city 0."""
+    rest = np.arange(1, len(points))[space_filling_tour(points[1:])]
+    nearest = rest[((points[rest] - points[0]) ** 2).sum(axis=1).argmin()]
+    return [0, *np.roll(rest, -int(np.flatnonzero(rest == nearest)[0])).tolist()]
 
 
 @pytest.mark.parametrize("n", [3, 12, 130])
@@ -191,12 +190,12 @@ def test_local_decoding_gives_tours_and_revision_never_lengthens(tiny_model, n) 
     assert tour_length(points, revised) <= tour_length(points, first) + 1e-9
 
 
-def test_local_decoding_past_its_deadline_finishes_by_nearest_neighbour(tiny_model) -> None:
+def test_local_decoding_past_its_deadline_finishes_along_a_space_filling_curve(tiny_model) -> None:
     coords = random_coords(1, 60, seed=5)
     points = coords[0].numpy().astype(np.float64)
-    assert window_tour(tiny_model, points, deadline=-math.inf).tolist() == nearest_neighbour_tour(points)
+    assert window_tour(tiny_model, points, deadline=-math.inf).tolist() == curve_from_nearest(points)
     decoded = decode(tiny_model, coords, DecodeOptions("local"), deadline=time.perf_counter() - 1)
-    assert decoded.tours[0, 0].tolist() == nearest_neighbour_tour(points)
+    assert decoded.tours[0, 0].tolist() == curve_from_nearest(points)
 
 
 def tour_length(points: np.ndarray, tour: np.ndarray) -> float:

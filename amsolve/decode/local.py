@@ -28,6 +28,7 @@ import torch
 from amsolve.decode.augment import SYMMETRIES, all_symmetries
 from amsolve.decode.rollout import gather_rows
 from amsolve.model.network import AttentionModel
+from amsolve.search.construct import space_filling_tour
 
 WINDOW = 50
 """Cities each window-decoding step shows the model."""
@@ -52,8 +53,8 @@ def window_tour(
 ) -> np.ndarray:
     """Window decoding (module docstring) of coords (n, 2); returns a tour (n,) starting at city 0.
 
-    Past `deadline` (a `time.perf_counter()` value) the rest of the tour goes to the nearest
-    unvisited city at each step, without the model.
+    Past `deadline` (a `time.perf_counter()` value) the unvisited cities follow, without the model,
+    in the order of a space-filling curve through them, from the one nearest the current city.
     """
     n = len(coords)
     device = next(model.parameters()).device
@@ -64,9 +65,13 @@ def window_tour(
         size = min(window - 1, len(unvisited))
         gaps = coords[unvisited] - coords[current]
         squared = (gaps * gaps).sum(axis=1)
+        if time.perf_counter() >= deadline:
+            rest = unvisited[space_filling_tour(coords[unvisited])]
+            tour.extend(np.roll(rest, -int(np.flatnonzero(rest == unvisited[squared.argmin()])[0])).tolist())
+            break
         nearest = np.argpartition(squared, size - 1)[:size] if size < len(unvisited) else np.arange(size)
-        if size == 1 or time.perf_counter() >= deadline:
-            choice = nearest[int(squared[nearest].argmin())]
+        if size == 1:
+            choice = nearest[0]
         else:
             local = _normalised(coords[np.concatenate([[current], unvisited[nearest]])])
             cache = model.precompute(torch.from_numpy(local[None]).float().to(device))
@@ -151,6 +156,6 @@ def local_tour(
     model: AttentionModel, coords: np.ndarray, rounds: int = REVISION_ROUNDS, deadline: float = math.inf
 ) -> np.ndarray:
     """The network alone on coords (n, 2) in the unit square: window decoding, then revision, both
-    cut short at `deadline` (a `time.perf_counter()` value; window decoding then finishes by nearest
-    neighbour). Revision gets the time left after window decoding."""
+    cut short at `deadline` (a `time.perf_counter()` value; window decoding then finishes along a
+    space-filling curve). Revision gets the time left after window decoding."""
     return revise(model, coords, window_tour(model, coords, deadline=deadline), rounds, deadline)

@@ -234,7 +234,7 @@ def decode(
 
     With a `deadline` (`time.perf_counter()` value), rollouts are sized to end before it (see
     `_rollouts`); one rollout per instance always completes, so every instance gets a tour. Local
-    decoding finishes its tours by nearest neighbour past the deadline; beam search ignores it.
+    decoding finishes its tours along a space-filling curve past the deadline; beam search ignores it.
     """
     model.eval()
     if not options.augments(coords.shape[1]):

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 2 hours): amsolve
+# against fast-tsp and LKH-3 (peers_*.md, docs/peers.png), the network's pipelines against those
+# without it (equal_time_*.md, docs/equal_time.png), 100,000 cities, candidate coverage and the
+# penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
+# otherwise idle machine. Needs ../shared and `pip install '.[peers,plot]'`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=../shared
+out=benchmarks/results
+export OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 MKL_NUM_THREADS=1
+one_core="taskset -c 1"
+large=$(for f in "$shared"/tsplib_large/*.tsp; do echo --dataset "$f"; done)
+mkdir -p "$out"
+
+# Issue 33: the search against fast-tsp and LKH-3, the same budget per instance.
+$one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp100_uniform_seed2026.txt" --limit 256 \
+    --budgets 0.02,0.05 --pipelines greedy-edge+lk@alpha5,random+lk@alpha5 --json "$out/peers_n100.json" > "$out/peers_n100.md"
+$one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp1000_uniform_seed2026.txt" \
+    --budgets 1,5 --json "$out/peers_n1000.json" > "$out/peers_n1000.md"
+$one_core python benchmarks/equal_time.py $large --optima "$shared/tsplib_large/optimal.csv" \
+    --budgets 10,60 --json "$out/peers_large.json" > "$out/peers_large.md"
+python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --merge "$out/peers_n1000.json" \
+    --merge "$out/peers_large.json=TSPLIB 2,103-15,112 (6)" --plot docs/peers.png > /dev/null
+
+# Issue 34: the network's pipelines against those without it, at equal time.
+study="$one_core python benchmarks/equal_time.py --solvers amsolve"
+$study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.02,0.05 \
+    --pipelines greedy-edge+lk@alpha5,random+lk@alpha5,greedy+lk@alpha5,greedy-edge+lk@model5 \
+    --json "$out/equal_time_n100.json" > "$out/equal_time_n100.md"
+$study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 \
+    --pipelines greedy-edge+lk@alpha5,random+lk@alpha5,greedy-edge+lk@nearest8,local+lk@alpha5,greedy+lk@alpha5,greedy-edge+lk@model5 \
+    --json "$out/equal_time_n1000.json" > "$out/equal_time_n1000.md"
+$study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
+    --pipelines greedy-edge+lk@alpha5,random+lk@alpha5,local+lk@alpha5 \
+    --json "$out/equal_time_large.json" > "$out/equal_time_large.md"
+python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.json" \
+    --merge "$out/equal_time_n1000.json" --merge "$out/equal_time_large.json" --plot docs/equal_time.png \
+    --title "The network inside the search, at equal time per instance, one core" > "$out/equal_time_all.md"
+
+# 100,000 cities: the default solve, and 120 s per instance with and without the network.
+$one_core python benchmarks/large_uniform.py --cities 100000 > "$out/uniform100k_default.md"
+$one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 > "$out/uniform100k_120.md"
+$one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --decode local > "$out/uniform100k_120_local.md"
+
+# The network alone, candidate coverage, the penalty network.
+$one_core amsolve bench "$shared/data/tsp1000_uniform_seed2026.txt" --decode local+none --json \
+    | python benchmarks/rows_to_markdown.py > "$out/local_alone_n1000.md"
+$one_core amsolve bench "$shared/tsplib_large" --optima "$shared/tsplib_large/optimal.csv" --decode local+none --json \
+    | python benchmarks/rows_to_markdown.py > "$out/local_alone_large.md"
+$one_core python benchmarks/candidate_coverage.py "$shared/data/tsp100_uniform_seed2026.txt" --limit 64 > "$out/coverage_n100.md"
+$one_core python benchmarks/candidate_coverage.py "$shared/data/tsp1000_uniform_seed2026.txt" --limit 8 --models tsp100 > "$out/coverage_n1000.md"
+$one_core python benchmarks/penalty_study.py "$shared/data/tsp1000_uniform_seed2026.txt" > "$out/penalties_n1000.md"
+echo "done: $out"
