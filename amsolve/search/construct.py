@@ -74,7 +74,8 @@ def _nearest_neighbour(points: np.ndarray, code: int, neighbours: np.ndarray, st
 
 
 @njit(cache=True)
-def _root(parent: np.ndarray, i: int) -> int:
+def union_find_root(parent: np.ndarray, i: int) -> int:
+    """The representative of i's set in a union–find forest `parent`, halving the path on the way."""
     while parent[i] != i:
         parent[i] = parent[parent[i]]
         i = parent[i]
@@ -103,7 +104,7 @@ def _greedy_edge(points: np.ndarray, code: int, neighbours: np.ndarray) -> np.nd
     for e in order:
         a, b = heads[e], tails[e]
         if degree[a] < 2 and degree[b] < 2:
-            ra, rb = _root(parent, a), _root(parent, b)
+            ra, rb = union_find_root(parent, a), union_find_root(parent, b)
             if ra != rb:
                 parent[ra] = rb
                 links[a, degree[a]] = b

@@ -25,7 +25,7 @@ from numba import njit
 
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours
-from amsolve.search.construct import construct
+from amsolve.search.construct import construct, union_find_root
 from amsolve.search.distances import PLANAR_CODES, DistanceView, dist, tour_length
 
 DENSE_CITIES = 120
@@ -144,14 +144,6 @@ def _build_graph(view: DistanceView) -> _Graph:
 
 
 @njit(cache=True)
-def _find(root: np.ndarray, i: int) -> int:
-    while root[i] != i:
-        root[i] = root[root[i]]
-        i = root[i]
-    return i
-
-
-@njit(cache=True)
 def _component_links(neighbours: np.ndarray) -> np.ndarray:
     """Edges (c, 2) that chain the connected components of the neighbour graph into one."""
     n = neighbours.shape[0]
@@ -159,10 +151,10 @@ def _component_links(neighbours: np.ndarray) -> np.ndarray:
     for i in range(n):
         for j in neighbours[i]:
             if j >= 0:
-                a, b = _find(root, i), _find(root, j)
+                a, b = union_find_root(root, i), union_find_root(root, j)
                 if a != b:
                     root[a] = b
-    representatives = [i for i in range(n) if _find(root, i) == i]
+    representatives = [i for i in range(n) if union_find_root(root, i) == i]
     links = np.empty((len(representatives) - 1, 2), dtype=np.int64)
     for m in range(len(representatives) - 1):
         links[m, 0], links[m, 1] = representatives[m], representatives[m + 1]
