@@ -53,7 +53,7 @@ def main() -> None:
                 seconds.append(time.perf_counter() - began)
                 below.append(100 * (1 - result.lower_bound / instance.reference_length))
                 if instance.reference_tour is not None:
-                    covered.append(coverage(result.candidates, instance.reference_tour))
+                    covered.append(coverage(result.candidates, instance.reference_tour, 5))
             cover = f"{100 * np.mean(covered):.2f} %" if covered else "–"
             print(f"| {start} | {budget:g} | {np.mean(below):.3f} % | {cover} | {np.mean(seconds):.3f} |", flush=True)
 
