@@ -196,6 +196,12 @@ def solve(
             write_tours(tour_out, solutions, force)
         if plot is not None:
             plot_tour(plot, solutions[0], force)
+        if model is not None and not options.uses_network:
+            typer.echo(
+                f"note: --model is not used: the start {decode!r} and the {candidates!r} candidates need no network "
+                "(a network start such as --decode multistart, or --candidates model, uses it)",
+                err=True,
+            )
 
 
 @app.command()

@@ -279,3 +279,10 @@ def test_the_mmap_threshold_is_fixed_where_glibc_allows_it() -> None:
 
     on_glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
     assert fix_malloc_mmap_threshold() is on_glibc
+
+
+def test_a_model_the_pipeline_does_not_use_is_named_in_a_note(model_dir) -> None:
+    unused = invoke("solve", DATA / "berlin52.tsp", "--model", model_dir, "--json")
+    assert unused.exit_code == 0 and "--model is not used" in unused.stderr
+    used = invoke("solve", DATA / "berlin52.tsp", "--model", model_dir, "--decode", "greedy", "--json")
+    assert used.exit_code == 0 and used.stderr == ""

@@ -7,7 +7,8 @@ cities that found nothing. The methods:
 
 - "2opt": 2-opt moves over the candidate lists;
 - "2opt+oropt": 2-opt, then Or-opt (segments of 1–3 cities) at each city;
-- "lk": Lin–Kernighan steps (`amsolve.search.moves.lk`), then Or-opt at each city.
+- "lk": Lin–Kernighan steps (`amsolve.search.moves.lk`) alone: Or-opt after them measured worse at
+  equal time (0.241 against 0.220 % at 1,000 cities in 1 s), its segment moves being among LK's.
 
 A move is made only when it shortens the tour: for integer distances its delta is an exact
 integer and must be < 0; for float distances it must be below minus a rounding margin
