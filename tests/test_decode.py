@@ -201,3 +201,14 @@ def test_local_decoding_past_its_deadline_finishes_along_a_space_filling_curve(t
 def tour_length(points: np.ndarray, tour: np.ndarray) -> float:
     walked = points[np.asarray(tour)]
     return float(np.linalg.norm(walked - np.roll(walked, -1, axis=0), axis=1).sum())
+
+
+def test_augmentation_under_a_spent_deadline_decodes_the_instances_as_given_only(tiny_model) -> None:
+    coords = random_coords(3, 15, seed=8)
+    plain = decode(tiny_model, coords, DecodeOptions("greedy", augment=False))
+    rushed = decode(tiny_model, coords, DecodeOptions("greedy", augment=True), deadline=time.perf_counter() - 1)
+    assert torch.equal(rushed.tours, plain.tours)
+    roomy = decode(tiny_model, coords, DecodeOptions("greedy", augment=True), deadline=time.perf_counter() + 60)
+    unbounded = decode(tiny_model, coords, DecodeOptions("greedy", augment=True))
+    assert torch.allclose(roomy.lengths, unbounded.lengths)
+    assert bool((unbounded.lengths <= plain.lengths + 1e-6).all())

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from amsolve.decode.augment import SYMMETRIES, all_symmetries
+from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
 from amsolve.decode.beam import beam_search
 from amsolve.decode.local import local_tour
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout, sampling_selector
@@ -233,16 +233,33 @@ def decode(
     """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode.
 
     With a `deadline` (`time.perf_counter()` value), rollouts are sized to end before it (see
-    `_rollouts`); one rollout per instance always completes, so every instance gets a tour. Local
+    `_rollouts`); one rollout per instance always completes, so every instance gets a tour, and ×8
+    augmentation decodes the other 7 symmetries only when they fit in the time left. Local
     decoding finishes its tours along a space-filling curve past the deadline; beam search ignores it.
     """
     model.eval()
     if not options.augments(coords.shape[1]):
         return _decode_plain(model, coords, options, deadline)
-    batch = coords.shape[0]
-    found = _decode_plain(model, all_symmetries(coords), options, deadline)  # (8 * batch, keep, n), symmetry-major
-    keep, n = found.tours.shape[1:]
-    # each instance's candidates from all 8 symmetries side by side: (batch, 8 * keep, n) and (batch, 8 * keep)
-    tours = found.tours.view(SYMMETRIES, batch, keep, n).transpose(0, 1).reshape(batch, SYMMETRIES * keep, n)
-    lengths = found.lengths.view(SYMMETRIES, batch, keep).transpose(0, 1).reshape(batch, SYMMETRIES * keep)
-    return _shortest(tours, lengths, options.keep)
+    if deadline is None:
+        return _best_of_symmetries(_decode_plain(model, all_symmetries(coords), options, None), options.keep)
+    # under a deadline the instances as given first, the other 7 symmetries only if they fit in the time left
+    started = time.perf_counter()
+    found = _decode_plain(model, coords, options, deadline)
+    now = time.perf_counter()
+    if now + (SYMMETRIES - 1) * (now - started) > deadline:
+        return found
+    others = torch.cat([apply_symmetry(coords, index) for index in range(1, SYMMETRIES)])  # (7 * batch, n, 2)
+    more = _decode_plain(model, others, options, deadline)
+    found = Decoded(torch.cat((found.tours, more.tours)), torch.cat((found.lengths, more.lengths)))
+    return _best_of_symmetries(found, options.keep)
+
+
+def _best_of_symmetries(found: Decoded, keep: int) -> Decoded:
+    """The `keep` shortest tours of each instance from tours decoded in all 8 symmetries,
+    (8 * batch, k, n) symmetry-major."""
+    k, n = found.tours.shape[1:]
+    batch = found.tours.shape[0] // SYMMETRIES
+    # each instance's candidates from all 8 symmetries side by side: (batch, 8 * k, n) and (batch, 8 * k)
+    tours = found.tours.view(SYMMETRIES, batch, k, n).transpose(0, 1).reshape(batch, SYMMETRIES * k, n)
+    lengths = found.lengths.view(SYMMETRIES, batch, k).transpose(0, 1).reshape(batch, SYMMETRIES * k)
+    return _shortest(tours, lengths, keep)
