@@ -10,11 +10,14 @@ import pytest
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
+from amsolve.decode.edge_scores import VIEW_CITIES, model_candidates
 from amsolve.decode.local import revise, window_tour
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
+from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.construct import space_filling_tour
+from amsolve.search.distances import coordinate_view
 
 
 def is_permutation(tours: torch.Tensor) -> bool:
@@ -212,3 +215,16 @@ def test_augmentation_under_a_spent_deadline_decodes_the_instances_as_given_only
     unbounded = decode(tiny_model, coords, DecodeOptions("greedy", augment=True))
     assert torch.allclose(roomy.lengths, unbounded.lengths)
     assert bool((unbounded.lengths <= plain.lengths + 1e-6).all())
+
+
+@pytest.mark.parametrize("n", [4, 30, 60])
+def test_model_candidates_are_distinct_other_cities_among_the_nearest(tiny_model, n) -> None:
+    points = random_coords(1, n, seed=n)[0].numpy().astype(np.float64)
+    view = coordinate_view(points, "EUCLIDEAN")
+    candidates = model_candidates(tiny_model, points, view, 5)
+    assert candidates.shape == (n, 5)
+    nearest = nearest_neighbours(view, VIEW_CITIES - 1)
+    for city, row in enumerate(candidates):
+        partners = row[row >= 0]
+        assert len(partners) == min(5, n - 1) and len(set(partners.tolist())) == len(partners)
+        assert city not in partners and set(partners.tolist()) <= set(nearest[city].tolist())

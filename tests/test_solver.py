@@ -12,7 +12,7 @@ from amsolve.decode.strategies import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance
-from amsolve.solver import SolveOptions, solve_instances
+from amsolve.solver import SolveOptions, as_instance, solve_instances
 
 
 def uniform(n: int, count: int, seed: int = 0) -> list[Instance]:
@@ -79,3 +79,13 @@ def test_solve_takes_start_and_candidates_by_name() -> None:
     solution = amsolve.solve(points, strategy="nearest", candidates="quadrant", candidates_k=6, time_limit=0.05)
     assert solution.pipeline == "nearest+lk@quadrant6"
     assert sorted(solution.tour.tolist()) == list(range(40))
+
+
+def test_the_networks_candidates_drive_the_search(model_dir) -> None:
+    instance = as_instance(np.random.default_rng(4).random((40, 2)))
+    options = parse_pipeline("greedy-edge+lk@model5", SolveOptions(model=str(model_dir)))
+    solution = solve_instances([instance], options)[0]
+    start = solve_instances([instance], parse_pipeline("greedy-edge+none", options))[0]
+    assert sorted(solution.tour.tolist()) == list(range(40))
+    assert solution.pipeline == "greedy-edge+lk@model5" and solution.model != ""
+    assert solution.length <= start.length

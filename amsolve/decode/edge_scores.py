@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from amsolve.decode.rollout import gather_rows
+from amsolve.decode.local import next_city_log_probs
 from amsolve.model.network import AttentionModel
 from amsolve.search.candidates.nearest import nearest_neighbours
-from amsolve.search.distances import DistanceView
+from amsolve.search.distances import DistanceView, dist_rows
 
 VIEW_CITIES = 50
 """Cities in each local view (the city and its 49 nearest)."""
@@ -41,29 +41,16 @@ def view_scores(
     n = len(coords)
     size = min(size, n)
     views = np.concatenate([np.arange(n)[:, None], nearest_neighbours(view, size - 1)], axis=1)  # (n, W)
-    device = next(model.parameters()).device
     log_probs = np.empty((n, size), dtype=np.float32)
     model.eval()
     for begin in range(0, n, VIEWS_PER_BATCH):
         rows = views[begin : begin + VIEWS_PER_BATCH]  # (b, W)
-        local = coords[rows]  # (b, W, 2)
-        low = local.min(axis=1, keepdims=True)
-        span = (local.max(axis=1, keepdims=True) - low).max(axis=2, keepdims=True)
-        local = (local - low) / np.where(span > 0, span, 1.0)
-        cache = model.precompute(torch.from_numpy(local).float().to(device))
-        first = torch.zeros(len(rows), 1, dtype=torch.long, device=device)  # (b, 1): the city itself
-        query = cache.query_graph + gather_rows(cache.query_first, first) + gather_rows(cache.query_last, first)
-        mask = torch.zeros(len(rows), 1, size, device=device)
-        mask[:, :, 0] = -torch.inf
-        scores = model.decoder.log_probs(cache, query, mask)[:, 0]  # (b, W)
-        log_probs[begin : begin + len(rows)] = scores.cpu().numpy()
+        log_probs[begin : begin + len(rows)] = next_city_log_probs(model, coords[rows]).cpu().numpy()
     return views, log_probs
 
 
 def model_candidates(model: AttentionModel, coords: np.ndarray, view: DistanceView, k: int) -> np.ndarray:
     """Each city's k best partners by the blended score (module docstring); (n, k) int64, -1 padded."""
-    from amsolve.search.distances import dist_rows
-
     views, log_probs = view_scores(model, coords, view)
     n, size = views.shape
     floor = log_probs[:, 1:].min(axis=1)  # (n,): the least likely city of each view

@@ -28,6 +28,7 @@ import torch
 from amsolve.decode.augment import SYMMETRIES, all_symmetries
 from amsolve.decode.rollout import gather_rows
 from amsolve.model.network import AttentionModel
+from amsolve.problem.instance import unit_square
 from amsolve.search.construct import space_filling_tour
 
 WINDOW = 50
@@ -40,11 +41,18 @@ REVISION_ROUNDS = 6
 """Rounds of revision after window decoding."""
 
 
-def _normalised(points: np.ndarray) -> np.ndarray:
-    """Points (..., m, 2) shifted and scaled into the unit square, aspect kept."""
-    low = points.min(axis=-2, keepdims=True)
-    span = (points.max(axis=-2, keepdims=True) - low).max(axis=-1, keepdims=True)
-    return (points - low) / np.where(span > 0, span, 1.0)
+@torch.inference_mode()
+def next_city_log_probs(model: AttentionModel, views: np.ndarray) -> torch.Tensor:
+    """log p(j | city 0) (b, m) for small instances (b, m, 2): each view normalised into the unit
+    square and decoded from its first city (first = last = city 0, which is masked)."""
+    device = next(model.parameters()).device
+    batch, m, _ = views.shape
+    cache = model.precompute(torch.from_numpy(unit_square(views)).float().to(device))
+    first = torch.zeros(batch, 1, dtype=torch.long, device=device)  # (b, 1): city 0 of each view
+    query = cache.query_graph + gather_rows(cache.query_first, first) + gather_rows(cache.query_last, first)
+    mask = torch.zeros(batch, 1, m, device=device)
+    mask[..., 0] = -math.inf
+    return model.decoder.log_probs(cache, query, mask)[:, 0]  # (b, m)
 
 
 @torch.inference_mode()
@@ -57,7 +65,6 @@ def window_tour(
     in the order of a space-filling curve through them, from the one nearest the current city.
     """
     n = len(coords)
-    device = next(model.parameters()).device
     unvisited = np.arange(1, n)
     tour = [0]
     current = 0
@@ -73,13 +80,8 @@ def window_tour(
         if size == 1:
             choice = nearest[0]
         else:
-            local = _normalised(coords[np.concatenate([[current], unvisited[nearest]])])
-            cache = model.precompute(torch.from_numpy(local[None]).float().to(device))
-            first = torch.zeros(1, 1, dtype=torch.long, device=device)
-            query = cache.query_graph + gather_rows(cache.query_first, first) + gather_rows(cache.query_last, first)
-            mask = torch.zeros(1, 1, size + 1, device=device)
-            mask[..., 0] = -math.inf
-            choice = nearest[int(model.decoder.log_probs(cache, query, mask)[0, 0].argmax()) - 1]
+            view = coords[np.concatenate([[current], unvisited[nearest]])]  # (size + 1, 2)
+            choice = nearest[int(next_city_log_probs(model, view[None])[0].argmax()) - 1]
         current = int(unvisited[choice])
         tour.append(current)
         unvisited = np.delete(unvisited, choice)
@@ -92,7 +94,7 @@ def decode_paths(model: AttentionModel, points: np.ndarray) -> np.ndarray:
     decoding in the 8 symmetries; returns the best order of each (b, m), first 0 and last m − 1."""
     batch, m, _ = points.shape
     device = next(model.parameters()).device
-    coords = all_symmetries(torch.from_numpy(_normalised(points)).float().to(device))  # (8b, m, 2)
+    coords = all_symmetries(torch.from_numpy(unit_square(points)).float().to(device))  # (8b, m, 2)
     cache = model.precompute(coords)
     rows = coords.shape[0]
     mask = torch.zeros(rows, 1, m, device=device)

@@ -64,6 +64,14 @@ PLANAR_KINDS = {
 """What `Instance.planar_coords` can be, and how a figure says where it drew the cities."""
 
 
+def unit_square(points: np.ndarray) -> np.ndarray:
+    """Points (..., m, 2) shifted so each axis starts at 0 and divided by the larger range, aspect
+    kept, so they lie in the unit square; coinciding points all go to (0, 0)."""
+    low = points.min(axis=-2, keepdims=True)
+    span = (points.max(axis=-2, keepdims=True) - low).max(axis=-1, keepdims=True)
+    return (points - low) / np.where(span > 0, span, 1.0)
+
+
 @dataclass(frozen=True, eq=False)
 class Instance:
     """One TSP instance as read from a file.
@@ -289,10 +297,7 @@ class Instance:
         Each axis is shifted so its minimum is 0, then both are divided by the larger of the two
         ranges, so the aspect ratio is kept. If all cities coincide, all are at (0, 0).
         """
-        coords = self.planar_coords
-        low = coords.min(axis=0)
-        span = float((coords.max(axis=0) - low).max())
-        return (coords - low) / (span if span > 0 else 1.0)
+        return unit_square(self.planar_coords)
 
     def piece(self, m: int) -> "Instance":
         """The instance of its first m cities (at least 3), of the same kind: metric, storage, names."""
