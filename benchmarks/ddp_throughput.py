@@ -34,9 +34,10 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 import torch
+from train_throughput import timed_steps  # a script beside this one
 
 from amsolve.machine import machine_description
-from amsolve.train.trainer import Trainer, TrainOptions
+from amsolve.train.trainer import TrainOptions
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 
@@ -58,12 +59,8 @@ def workload(nodes: int) -> tuple[str, TrainOptions]:
 
 def seconds_per_step(options: TrainOptions, steps: int) -> tuple[float, int]:
     """Mean wall-clock seconds of `steps` training steps after a warm-up step, and the parameter count."""
-    trainer = Trainer(options, resume=False, on_event=lambda event: None)
-    trainer._gradient_step()  # warm-up
-    started = time.perf_counter()
-    for _ in range(steps):
-        trainer._gradient_step()
-    return (time.perf_counter() - started) / steps, sum(parameter.numel() for parameter in trainer.model.parameters())
+    seconds, trainer = timed_steps(options, steps)
+    return seconds, sum(parameter.numel() for parameter in trainer.model.parameters())
 
 
 def all_reduce_seconds(floats: int, repeats: int = 20) -> float:

@@ -25,14 +25,19 @@ from amsolve.machine import machine_description
 from amsolve.train.trainer import Trainer, TrainOptions
 
 
-def measure(options: TrainOptions, steps: int) -> tuple[float, float]:
-    """Instances/s and tours/s over `steps` training steps after one warm-up step."""
+def timed_steps(options: TrainOptions, steps: int) -> tuple[float, Trainer]:
+    """Mean wall-clock seconds of `steps` training steps after one warm-up step, and the trainer."""
     trainer = Trainer(options, resume=False, on_event=lambda event: None)
     trainer._gradient_step()  # warm-up
     started = time.perf_counter()
     for _ in range(steps):
         trainer._gradient_step()
-    seconds = time.perf_counter() - started
+    return (time.perf_counter() - started) / steps, trainer
+
+
+def measure(options: TrainOptions, steps: int) -> tuple[float, float]:
+    """Instances/s and tours/s over `steps` training steps after one warm-up step."""
+    seconds = timed_steps(options, steps)[0] * steps
     instances = steps * options.batch_size
     if options.supervised and options.mix_supervised:
         tours_per_instance = (options.starts or options.nodes) + options.trajectories

@@ -1,4 +1,4 @@
-"""Shared fixtures: a small untrained model (fast) and paths to optional shared data."""
+"""Shared fixtures: a small untrained model (fast), paths to optional shared data, and the CLI runner."""
 
 from __future__ import annotations
 
@@ -6,13 +6,30 @@ from pathlib import Path
 
 import pytest
 import torch
+from click.testing import Result
+from typer.testing import CliRunner
 
+from amsolve.cli import app
 from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
 from amsolve.model.weights import save_model
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+runner = CliRunner()
+
+
+def invoke(*args: object) -> Result:
+    """`amsolve ARGS...` through Typer's runner."""
+    return runner.invoke(app, [str(arg) for arg in args])
+
+
+def error_line(result: Result) -> str:
+    """The whole stderr of a failed run, which must be exactly one line."""
+    text = result.stderr
+    assert text.endswith("\n") and text.count("\n") == 1 and "Traceback" not in text, text
+    return text.strip()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -6,23 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import DATA
-from typer.testing import CliRunner
-
-from amsolve.cli import app
-
-runner = CliRunner()
-
-
-def invoke(*args: str):
-    return runner.invoke(app, [str(arg) for arg in args])
-
-
-def error_line(result) -> str:
-    """The whole stderr of a failed run, which must be exactly one line."""
-    text = result.stderr
-    assert text.endswith("\n") and text.count("\n") == 1 and "Traceback" not in text, text
-    return text.strip()
+from conftest import DATA, error_line, invoke
 
 
 def test_solve_json_is_one_document_with_file_ids(model_dir) -> None:

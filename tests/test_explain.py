@@ -9,28 +9,13 @@ import sys
 import numpy as np
 import pytest
 import torch
-from conftest import DATA
-from typer.testing import CliRunner
+from conftest import DATA, error_line, invoke
 
 import amsolve
-from amsolve.cli import app
 from amsolve.decode.rollout import greedy_selector, rollout
 from amsolve.explanation import Explanation, explain
 from amsolve.io import load_instance
 from amsolve.model.decoder import FUSED_ATTENTION_SCORES
-
-runner = CliRunner()
-
-
-def invoke(*args: object):
-    return runner.invoke(app, [str(arg) for arg in args])
-
-
-def error_line(result) -> str:
-    """The whole stderr of a failed run, which must be exactly one line."""
-    text = result.stderr
-    assert text.endswith("\n") and text.count("\n") == 1 and "Traceback" not in text, text
-    return text.strip()
 
 
 @pytest.fixture(scope="module")
