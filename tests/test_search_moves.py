@@ -85,7 +85,7 @@ def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(n: int, me
         commit(state)
         before = state.order.copy()
         length = tour_length(view.points, view.code, state.order)
-        delta = segment_double_bridge(space, state, active)
+        delta = segment_double_bridge(space, state, active, 30)
         assert is_valid(state)
         assert tour_length(view.points, view.code, state.order) - length == pytest.approx(delta, abs=1e-9 * length)
         mark = journal_length(state)

@@ -21,7 +21,7 @@ def new_active(n: int) -> Active:
     return Active(np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.bool_), np.zeros(2, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def push(active: Active, city: int) -> None:
     """Queue `city` (clear its don't-look bit) unless it is queued already."""
     if not active.queued[city]:
@@ -48,7 +48,7 @@ def push_all(active: Active, order: np.ndarray) -> None:
         push(active, city)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def size(active: Active) -> int:
     """How many cities are queued."""
     return active.state[1]

@@ -83,15 +83,38 @@ def coordinate_view(coords: np.ndarray, metric: str) -> DistanceView:
     return DistanceView(kernel_points(coords, code), code)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _nint(x: float) -> float:
     """TSPLIB's nint: halves round up."""
     return np.floor(x + 0.5)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
-    """Distance between cities i and j, as `amsolve.problem.distance.pair_distances` defines it."""
+    """Distance between cities i and j, as `amsolve.problem.distance.pair_distances` defines it.
+
+    The planar metrics take a short path that the compiler can inline into the search's loops;
+    the others are measured by `_other_dist`.
+    """
+    if code > ATT:
+        return _other_dist(points, code, i, j)
+    dx = points[i, 0] - points[j, 0]
+    dy = points[i, 1] - points[j, 1]
+    length = np.sqrt(dx * dx + dy * dy)
+    if code == EUCLIDEAN:
+        return length
+    if code == EUC_2D:
+        return _nint(length)
+    if code == CEIL_2D:
+        return np.ceil(length)
+    r = np.sqrt((dx * dx + dy * dy) / 10.0)  # ATT
+    t = _nint(r)
+    return t + 1.0 if t < r else t
+
+
+@njit(cache=True)
+def _other_dist(points: np.ndarray, code: int, i: int, j: int) -> float:
+    """`dist` for GEO, MAN_2D, MAX_2D, EUC_3D and EXPLICIT."""
     if i == j:
         return 0.0
     if code == EXPLICIT:
@@ -108,19 +131,8 @@ def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
         return _nint(abs(dx) + abs(dy))
     if code == MAX_2D:
         return max(_nint(abs(dx)), _nint(abs(dy)))
-    squared = dx * dx + dy * dy
-    if code == EUC_3D:
-        dz = points[i, 2] - points[j, 2]
-        return _nint(np.sqrt(squared + dz * dz))
-    if code == EUCLIDEAN:
-        return np.sqrt(squared)
-    if code == EUC_2D:
-        return _nint(np.sqrt(squared))
-    if code == CEIL_2D:
-        return np.ceil(np.sqrt(squared))
-    r = np.sqrt(squared / 10.0)  # ATT
-    t = _nint(r)
-    return t + 1.0 if t < r else t
+    dz = points[i, 2] - points[j, 2]  # EUC_3D
+    return _nint(np.sqrt(dx * dx + dy * dy + dz * dz))
 
 
 @njit(cache=True)

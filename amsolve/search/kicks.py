@@ -48,13 +48,13 @@ def _double_bridge(
 
 
 @njit(cache=True)
-def segment_double_bridge(space: Space, tour: Tour, active: Active) -> float:
-    """A double bridge on three consecutive segments of 1..KICK_SEGMENT cities after a random city.
+def segment_double_bridge(space: Space, tour: Tour, active: Active, longest: int) -> float:
+    """A double bridge on three consecutive segments of 1..`longest` cities after a random city.
 
     Local in the tour, so it costs O(segment length), not O(n). Returns the change in length.
     """
     n = tour.order.shape[0]
-    longest = min(KICK_SEGMENT, (n - 2) // 3)
+    longest = max(1, min(longest, (n - 2) // 3))
     first = np.random.randint(n)
     b_end = first + 1 + np.random.randint(longest)  # positions, not yet wrapped around
     c_end = b_end + 1 + np.random.randint(longest)
@@ -79,3 +79,4 @@ def segment_double_bridge(space: Space, tour: Tour, active: Active) -> float:
 def seed_kicks(seed: int) -> None:
     """Seed the generator the kicks draw from (numba's own, separate from numpy's)."""
     np.random.seed(seed)
+

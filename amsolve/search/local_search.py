@@ -16,8 +16,12 @@ integer and must be < 0; for float distances it must be below minus a rounding m
 in circles.
 
 Iterated local search kicks the tour (`amsolve.search.kicks`), searches again from the kicked
-cities, and keeps the result when it is no longer than before; otherwise the journal of
-reversals takes the kick and the search back, in the time they took, not O(n).
+cities, and keeps the result when it is at most a little longer than before (the slack, a third
+of a mean edge); otherwise the journal of reversals takes the kick and the search back, in the
+time they took, not O(n). Letting the tour get slightly longer lets the search wander between
+nearby local optima instead of stopping at the first one no kick can improve: at 1,000 cities in
+1 s the mean gap fell from 0.12 to 0.06 % (16 instances). The shortest tour met is kept aside,
+copied only when the search leaves it.
 """
 
 from __future__ import annotations
@@ -34,12 +38,12 @@ from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, new_active, pop, push_all, size
 from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
-from amsolve.search.kicks import MIN_KICK_CITIES, seed_kicks, segment_double_bridge
+from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, seed_kicks, segment_double_bridge
 from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
 from amsolve.search.space import Space, make_space
-from amsolve.search.tour import Tour, commit, journal_full, new_tour, undo
+from amsolve.search.tour import Tour, commit, journal_full, journal_length, new_tour, redo, undo
 
 LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt", "lk")
 """Names of the local searches (see the module docstring)."""
@@ -47,8 +51,17 @@ LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt", "lk")
 _METHOD_CODES = {"2opt": 1, "2opt+oropt": 2, "lk": 3}
 _TWO_OPT_ONLY, _WITH_OROPT, _LK = 1, 2, 3
 
-_CLOCK_EVERY = 4
-"""Cities examined between two looks at the clock: one look costs about a tenth of one examination."""
+_CLOCK_EVERY = 64
+"""Cities examined between two looks at the clock: one look (0.6 µs) costs about half an examination.
+A kick's search usually examines fewer, so the kicks' loop looks at the clock itself."""
+
+_KICKS_PER_CLOCK = 4
+"""Kicks between two looks at the clock."""
+
+SLACK = 0.3
+"""How much longer than before, in mean edges of the tour, a kicked and re-optimised tour may be
+and still be kept (1,000 cities, 1 s, 16 instances: 0 gave 0.120 %, 0.1 0.083 %, 0.3 0.064 %,
+1 0.113 %, 3 0.217 %)."""
 
 _KICK_JOURNAL = 1 << 16
 """Reversals a kick and the search after it may make before the search stops to stay undoable."""
@@ -87,12 +100,12 @@ def _drain(
     total = 0.0
     examined = 0
     while size(active) and not journal_full(tour):
-        if examined % _CLOCK_EVERY == 0 and now() >= deadline:
-            break
         total += _examine(space, tour, active, scratch, method, pop(active))
         examined += 1
         if not keep_journal:
             commit(tour)
+        if examined % _CLOCK_EVERY == 0 and now() >= deadline:
+            break
     return total
 
 
@@ -113,25 +126,53 @@ def _local_search(space: Space, tour: Tour, scratch: Scratch, method: int, deadl
 
 
 @njit(cache=True)
-def _kicks(space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, until: float) -> float:
-    """Kicks, each followed by local search and kept when no longer, else undone, until `until` (a
-    `perf_counter` value; one kick at least). Returns the change in length.
+def _kicks(
+    space: Space,
+    tour: Tour,
+    active: Active,
+    scratch: Scratch,
+    method: int,
+    until: float,
+    slack: float,
+    kick_segment: int,
+    best_order: np.ndarray,
+    lengths: np.ndarray,
+) -> int:
+    """Kicks, each followed by local search, until `until` (a `perf_counter` value; one kick at
+    least). A kicked tour is kept when it is at most `slack` longer than before, else undone.
+
+    `lengths` (2,) holds the current and the shortest length seen and is updated; `best_order`
+    receives the shortest tour whenever the search leaves it, and at the end. Returns how many
+    kicks were made.
     """
-    total = 0.0
+    best_is_current = lengths[0] <= lengths[1]
+    kicks = 0
     while True:
         commit(tour)
-        delta = segment_double_bridge(space, tour, active)
+        delta = segment_double_bridge(space, tour, active, kick_segment)
         delta += _drain(space, tour, active, scratch, method, until, True)
-        if delta <= 0.0:
-            total += delta
+        while size(active):  # a search cut short leaves cities queued
+            pop(active)
+        kicks += 1
+        length = lengths[0] + delta
+        if length < lengths[1] - space.tolerance:
+            lengths[0], lengths[1], best_is_current = length, length, True
+        elif length <= lengths[0] + slack:
+            if best_is_current and length > lengths[1]:  # leaving the shortest tour: copy it first
+                mark = journal_length(tour)
+                undo(tour, 0)
+                best_order[:] = tour.order
+                redo(tour, mark)
+                best_is_current = False
+            lengths[0] = length
         else:
             undo(tour, 0)
-            while size(active):  # a search cut short leaves cities queued
-                pop(active)
-        if now() >= until:
+        if kicks % _KICKS_PER_CLOCK == 0 and now() >= until:
             break
     commit(tour)
-    return total
+    if best_is_current:
+        best_order[:] = tour.order
+    return kicks
 
 
 def improve_tours(
@@ -167,12 +208,15 @@ def iterated_local_search(
     candidates: np.ndarray,
     seed: int = 0,
     on_progress: Callable[[float], None] | None = None,
+    slack: float = SLACK,
+    kick_segment: int = KICK_SEGMENT,
 ) -> tuple[np.ndarray, float]:
     """Local search, then kicks each followed by local search until `deadline` (a `perf_counter` value).
 
-    Returns the best tour and its length; with method "none" the tour is returned as given. The
-    result depends on `seed` and on how many kicks fit before the deadline. `on_progress` is
-    called with the best length so far about every half second.
+    Returns the shortest tour met and its length; with method "none" the tour is returned as
+    given. The result depends on `seed` and on how many kicks fit before the deadline.
+    `on_progress` is called with the best length so far about every half second. `slack` (in mean
+    edges) and `kick_segment` are the kicks' parameters (`SLACK`, `KICK_SEGMENT`).
     """
     check_local_search(method)
     order = check_permutations(np.asarray(tour)[None], view.n)[0]
@@ -181,14 +225,18 @@ def iterated_local_search(
     code = _METHOD_CODES[method]
     space, scratch, state = make_space(view, candidates), new_scratch(), new_tour(order, _KICK_JOURNAL)
     _local_search(space, state, scratch, code, deadline)
-    length = tour_length(view.points, view.code, state.order)
+    best = state.order.copy()
     if view.n >= MIN_KICK_CITIES:
+        length = tour_length(view.points, view.code, state.order)
+        lengths = np.array([length, length])
+        slack_length = slack * length / view.n
         seed_kicks(seed)
         active = new_active(view.n)
         while True:  # one kick at least, so that a warm-up reaches every kernel
-            length += _kicks(space, state, active, scratch, code, min(deadline, time.perf_counter() + _PROGRESS_EVERY))
+            until = min(deadline, time.perf_counter() + _PROGRESS_EVERY)
+            _kicks(space, state, active, scratch, code, until, slack_length, kick_segment, best, lengths)
             if time.perf_counter() >= deadline:
                 break
             if on_progress is not None:
-                on_progress(length)
-    return state.order, tour_length(view.points, view.code, state.order)
+                on_progress(float(lengths[1]))
+    return best, tour_length(view.points, view.code, best)

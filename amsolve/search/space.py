@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from amsolve.search.distances import EUCLIDEAN, EXPLICIT, DistanceView
+from amsolve.search.distances import EUCLIDEAN, EXPLICIT, DistanceView, dist_rows
 
 
 class Space(NamedTuple):
@@ -16,6 +16,7 @@ class Space(NamedTuple):
     code: int  # metric code
     tolerance: float  # a move must change the length by less than -tolerance to count
     candidates: np.ndarray  # (n, k) int64: each city's candidate partners, best first; -1 pads short rows
+    candidate_lengths: np.ndarray  # (n, k) float64: d(i, candidates[i, m]), inf where padded
 
 
 def move_tolerance(view: DistanceView) -> float:
@@ -33,4 +34,7 @@ def move_tolerance(view: DistanceView) -> float:
 
 def make_space(view: DistanceView, candidates: np.ndarray) -> Space:
     """The kernels' view of an instance with the given candidate lists (n, k)."""
-    return Space(view.points, view.code, move_tolerance(view), np.ascontiguousarray(candidates, dtype=np.int64))
+    candidates = np.ascontiguousarray(candidates, dtype=np.int64)
+    lengths = dist_rows(view.points, view.code, np.maximum(candidates, 0))
+    lengths[candidates < 0] = np.inf
+    return Space(view.points, view.code, move_tolerance(view), candidates, lengths)

@@ -6,7 +6,8 @@ tour; the array may thus end up running the other way round, which is why moves 
 they change by their cities, never by their positions.
 
 Every reversal is appended to a journal, and `undo` replays them backwards, so a move that does
-not pay is taken back in the time it took to make; `commit` forgets the journal. It has a fixed
+not pay is taken back in the time it took to make; `redo` makes them again; `commit` forgets the
+journal. It has a fixed
 capacity: `journal_full` tells a search to stop making moves before it overflows (a full journal
 records nothing more, so what follows could not be undone).
 """
@@ -40,14 +41,14 @@ def new_tour(order: np.ndarray, journal_capacity: int = 0) -> Tour:
     return Tour(order, pos, np.zeros((capacity, 2), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step(tour: Tour, city: int, direction: int) -> int:
     """The city after `city` when walking the tour in `direction` (+1 forwards, -1 backwards)."""
     n = tour.order.shape[0]
     return tour.order[(tour.pos[city] + direction) % n]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reverse(order: np.ndarray, pos: np.ndarray, first: int, last: int) -> None:
     """Reverse positions first..last (cyclic, inclusive), or the complement when that is shorter.
 
@@ -65,7 +66,7 @@ def _reverse(order: np.ndarray, pos: np.ndarray, first: int, last: int) -> None:
         last = last - 1 if last > 0 else n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reverse(tour: Tour, first: int, last: int) -> None:
     """Reverse positions first..last (see `_reverse`), journaled."""
     length = tour.state[0]
@@ -82,13 +83,13 @@ def commit(tour: Tour) -> None:
     tour.state[0] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def journal_length(tour: Tour) -> int:
     """How many reversals are journaled: a mark that `undo` can return to."""
     return tour.state[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def journal_full(tour: Tour) -> bool:
     """Whether a search must stop so that what it did can still be undone."""
     return tour.state[0] >= tour.journal.shape[0] - JOURNAL_MARGIN
@@ -101,6 +102,16 @@ def undo(tour: Tour, mark: int) -> None:
         tour.state[0] -= 1
         k = tour.state[0]
         _reverse(tour.order, tour.pos, tour.journal[k, 0], tour.journal[k, 1])
+
+
+@njit(cache=True)
+def redo(tour: Tour, mark: int) -> None:
+    """Make again the reversals an `undo` took back, up to `mark` (what `journal_length` said before
+    the undo): the journal keeps them until new reversals are recorded over them."""
+    while tour.state[0] < mark:
+        k = tour.state[0]
+        _reverse(tour.order, tour.pos, tour.journal[k, 0], tour.journal[k, 1])
+        tour.state[0] = k + 1
 
 
 @njit(cache=True)

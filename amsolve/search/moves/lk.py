@@ -1,23 +1,26 @@
-"""Lin–Kernighan steps: sequential k-opt moves grown one exchange at a time under the gain criterion.
+"""Lin–Kernighan steps whose basis move is a sequential 3-opt move, as in LKH (`MOVE_TYPE = 3`).
 
 A step starts at a city t1 and removes one of its tour edges (t1, t2), leaving t2 as the free end.
-Each exchange joins the free end to a candidate and removes an edge so that the tour closes again
-with an edge to t1; the new free end is the city that closing edge joins to t1. G, the length
-removed minus the length added (the closing edge not counted), must stay positive (the gain
-criterion); the step goes on while G exceeds the best closed gain so far, and finally keeps the
-prefix of exchanges whose closed tour was shortest.
+Each level of the step searches the sequential 3-opt moves from the free end: join t2 to a
+candidate t3, remove one of t3's tour edges (t3, t4), join t4 to a candidate t5, remove one of
+t5's tour edges (t5, t6), close with (t6, t1). Both ways of choosing t4 are searched: the
+neighbour that 2-opt would take (then the move is two 2-opt exchanges in a row) and the other one
+(then t5 lies between t2 and t3 and a segment moves elsewhere, either way round: the move 2-opt
+exchanges cannot make). G, the length removed minus the length added so far, must stay positive
+after every added edge (the gain criterion), which prunes almost every branch.
 
-The first exchange is a 2-opt or a sequential 3-opt move of the kind 2-opt exchanges cannot reach
-(t4 the "wrong" neighbour of t3, so that a segment moves elsewhere, either way round: LK's
-alternate first step); later ones are 2-opt moves. The first two levels try several choices
-(the breadth), the most promising first, backtracking when a branch finds nothing; deeper levels
-take the best one only. An edge added in a step is never removed again in the same step.
+The first move found that closes the tour shorter than it was is made at once, and the step ends
+(first improvement); a 2-opt move that closes shorter is taken the same way. Otherwise the level
+makes the 3-opt move whose open end leaves G largest and the next level goes on from its t6, up to
+`MAX_LEVELS` levels; if none closes shorter, every move of the step is taken back. An edge added
+in a step is never removed again in the same step.
 
-Exchanges are tentative until the step ends: each is a few 2-opt moves kept on a small stack as
-reversed position intervals over the unchanged tour arrays (a "virtual" tour), so walking the
-tentative tour costs O(stack depth) per step and taking an exchange back costs nothing. Only the
-kept prefix is made on the tour itself, by city-named 2-opt moves. A step thus costs O(depth²)
-plus the reversals of what it keeps, whatever n is.
+Moves are made on the tour arrays (`amsolve.search.tour`: reversals of the shorter side,
+journaled), so every question about the tour (which city follows which, whether one lies between
+two others) is answered in O(1), and taking a step back replays the journal to a mark.
+
+XX
+the hot loop makes no function calls and no reference counting of arrays.
 """
 
 from __future__ import annotations
@@ -30,291 +33,181 @@ from numba import njit
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
 from amsolve.search.space import Space
-from amsolve.search.tour import Tour, two_opt_move
+from amsolve.search.tour import Tour, journal_length, two_opt_move, undo
 
-MAX_DEPTH = 50
-"""Most exchanges in one step."""
+MAX_LEVELS = 16
+"""Most 3-opt moves chained in one step (at 1,000 cities, 8 levels measured worse than 16, 32 no better)."""
 
-BREADTH = (5, 3, 1)
-"""How many choices are tried at the first, second and every deeper level. At 1,000 uniform cities
-and 1 s, (5, 3, 1) with depth 50 gave 0.20 % above the references, (3, 2, 1) 0.23 %, (5, 1, 1)
-0.24 %, (3, 1, 1) with depth 6 0.34 %, (1, 1, 1) with depth 3 0.64 %: a deeper, broader step
-costs more and finds enough more."""
-
-_MAX_FLIPS = MAX_DEPTH + 4
-"""Most tentative 2-opt moves on the stack: a 3-opt first exchange takes three."""
+_NONE, _CLOSED_2OPT, _CLOSED_3OPT, _OPEN_3OPT = 0, 1, 2, 3
+"""What a level found: nothing, a 2-opt or 3-opt move that closes the tour shorter (made), or the
+best 3-opt move to go on from (made)."""
 
 
 class Scratch(NamedTuple):
     """Work arrays of a step, allocated once per search."""
 
-    choices: np.ndarray  # (3, max breadth, 3) int64: (t3, t5, t6) of each choice, best first; t5 = -1 for 2-opt
-    scores: np.ndarray  # (3, max breadth) float64: how much each choice adds to G
-    added: np.ndarray  # (MAX_DEPTH + 2, 2) int64: edges added so far in the step
-    touched: np.ndarray  # (2 * MAX_DEPTH + 4,) int64: cities whose edges the step changed
-    flips: np.ndarray  # (_MAX_FLIPS, 2) int64: tentative reversals as (first, last) positions, cyclic
-    moves: np.ndarray  # (_MAX_FLIPS, 4) int64: the same as 2-opt moves named by their cities
-    depth: np.ndarray  # (1,) int64: how many tentative moves are on the stack
+    added: np.ndarray  # (2 * MAX_LEVELS, 2) int64: edges added so far in the step
+    touched: np.ndarray  # (4 * MAX_LEVELS + 2,) int64: cities whose edges the step changed
 
 
 def new_scratch() -> Scratch:
     """Work arrays for `improve_lk`."""
-    width = max(BREADTH)
-    return Scratch(
-        np.zeros((3, width, 3), dtype=np.int64),
-        np.zeros((3, width), dtype=np.float64),
-        np.zeros((MAX_DEPTH + 2, 2), dtype=np.int64),
-        np.zeros(2 * MAX_DEPTH + 4, dtype=np.int64),
-        np.zeros((_MAX_FLIPS, 2), dtype=np.int64),
-        np.zeros((_MAX_FLIPS, 4), dtype=np.int64),
-        np.zeros(1, dtype=np.int64),
-    )
+    return Scratch(np.zeros((2 * MAX_LEVELS, 2), dtype=np.int64), np.zeros(4 * MAX_LEVELS + 2, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
-def _flip_position(flips: np.ndarray, n: int, m: int, p: int) -> int:
-    """Where tentative reversal m sends position p (branches instead of modulo: this is the hot path)."""
-    first, last = flips[m, 0], flips[m, 1]
-    offset = p - first
-    if offset < 0:
-        offset += n
-    length = last - first
-    if length < 0:
-        length += n
-    if offset > length:
-        return p
-    p = last - offset
-    return p + n if p < 0 else p
-
-
-@njit(cache=True, inline="always")
-def _vpos(pos: np.ndarray, flips: np.ndarray, depth: int, city: int) -> int:
-    """The position of `city` in the tentative tour."""
-    n = pos.shape[0]
-    p = pos[city]
-    for m in range(depth):
-        p = _flip_position(flips, n, m, p)
-    return p
-
-
-@njit(cache=True, inline="always")
-def _vstep(order: np.ndarray, pos: np.ndarray, flips: np.ndarray, depth: int, city: int, direction: int) -> int:
-    """The city after `city` in the tentative tour, walking in `direction` (+1 or -1)."""
-    n = order.shape[0]
-    p = _vpos(pos, flips, depth, city) + direction
-    if p == n:
+def _next(order: np.ndarray, pos: np.ndarray, city: int, direction: int) -> int:
+    """The city after `city` walking in `direction` (+1 or -1); branches, not modulo."""
+    p = pos[city] + direction
+    if p == order.shape[0]:
         p = 0
     elif p < 0:
-        p = n - 1
-    for m in range(depth - 1, -1, -1):
-        p = _flip_position(flips, n, m, p)  # each reversal is its own inverse
+        p = order.shape[0] - 1
     return order[p]
 
 
-@njit(cache=True)
-def _vmove(tour: Tour, scratch: Scratch, a: int, b: int, c: int, d: int) -> None:
-    """Tentatively replace edges (a, b) and (c, d) by (a, c) and (b, d) (as `two_opt_move`)."""
-    order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
-    if _vstep(order, pos, flips, depth, a, 1) == b:
-        first, last = _vpos(pos, flips, depth, b), _vpos(pos, flips, depth, c)
-    else:
-        first, last = _vpos(pos, flips, depth, c), _vpos(pos, flips, depth, b)
-    flips[depth, 0], flips[depth, 1] = first, last
-    scratch.moves[depth, 0], scratch.moves[depth, 1], scratch.moves[depth, 2], scratch.moves[depth, 3] = a, b, c, d
-    scratch.depth[0] = depth + 1
+@njit(cache=True, inline="always")
+def _between(pos: np.ndarray, direction: int, a: int, b: int, c: int) -> bool:
+    """Whether b lies on the way from a to c (both included) walking in `direction`."""
+    if direction < 0:
+        a, c = c, a
+    pa, pb, pc = pos[a], pos[b], pos[c]
+    if pa <= pc:
+        return pa <= pb <= pc
+    return pb >= pa or pb <= pc
 
 
 @njit(cache=True, inline="always")
-def _direction(order: np.ndarray, pos: np.ndarray, flips: np.ndarray, depth: int, t1: int, t2: int) -> int:
-    """The direction of travel in which t2 follows t1 in the tentative tour."""
-    return 1 if _vstep(order, pos, flips, depth, t1, 1) == t2 else -1
-
-
-@njit(cache=True)
-def _between(pos: np.ndarray, flips: np.ndarray, depth: int, direction: int, a: int, b: int, c: int) -> bool:
-    """Whether b lies on the way from a to c (both included) in the tentative tour."""
-    n = pos.shape[0]
-    pa = _vpos(pos, flips, depth, a)
-    return (_vpos(pos, flips, depth, b) - pa) * direction % n <= (_vpos(pos, flips, depth, c) - pa) * direction % n
-
-
-@njit(cache=True)
-def _was_added(scratch: Scratch, count: int, a: int, b: int) -> bool:
+def _was_added(added: np.ndarray, count: int, a: int, b: int) -> bool:
     """Whether edge (a, b) is among the first `count` edges added in this step."""
     for i in range(count):
-        x, y = scratch.added[i, 0], scratch.added[i, 1]
+        x, y = added[i, 0], added[i, 1]
         if (x == a and y == b) or (x == b and y == a):
             return True
     return False
 
 
 @njit(cache=True)
-def _offer(scratch: Scratch, level: int, count: int, score: float, t3: int, t5: int, t6: int) -> int:
-    """Keep a choice among the level's best (by score, highest first); returns the new count."""
-    row = min(level, 2)
-    width = BREADTH[row]
-    if count == width and score <= scratch.scores[row, width - 1]:
-        return count
-    slot = min(count, width - 1)
-    while slot > 0 and score > scratch.scores[row, slot - 1]:
-        scratch.choices[row, slot] = scratch.choices[row, slot - 1]
-        scratch.scores[row, slot] = scratch.scores[row, slot - 1]
-        slot -= 1
-    scratch.choices[row, slot, 0] = t3
-    scratch.choices[row, slot, 1] = t5
-    scratch.choices[row, slot, 2] = t6
-    scratch.scores[row, slot] = score
-    return min(count + 1, width)
+def _make_3opt(tour: Tour, t1: int, t2: int, t3: int, t4: int, t5: int, t6: int, direction: int) -> None:
+    """Replace edges (t1, t2), (t3, t4), (t5, t6) by (t2, t3), (t4, t5), (t6, t1), as 2-opt moves;
+    t2 follows t1 in `direction`."""
+    order, pos = tour.order, tour.pos
+    if _next(order, pos, t3, -direction) == t4:  # t1 t2..t4 t3: two 2-opt exchanges
+        two_opt_move(tour, t1, t2, t4, t3)  # t1 t4..t2 t3
+        two_opt_move(tour, t1, t4, t6, t5)
+    elif t6 == _next(order, pos, t5, direction):  # t1 t2..t5 t6..t3 t4  ->  t1 t6..t3 t2..t5 t4
+        two_opt_move(tour, t1, t2, t3, t4)  # t1 t3..t6 t5..t2 t4
+        two_opt_move(tour, t1, t3, t6, t5)  # t1 t6..t3 t5..t2 t4
+        two_opt_move(tour, t3, t5, t2, t4)
+    else:  # t1 t2..t6 t5..t3 t4  ->  t1 t6..t2 t3..t5 t4
+        two_opt_move(tour, t1, t2, t6, t5)  # t1 t6..t2 t5..t3 t4
+        two_opt_move(tour, t2, t5, t3, t4)
 
 
-@njit(cache=True)
-def _choose(space: Space, tour: Tour, scratch: Scratch, level: int, t1: int, t2: int, gain: float, n_added: int) -> int:
-    """Fill the level's choices for free end t2; returns how many there are.
-
-    Every level offers 2-opt exchanges; the first level also sequential 3-opt moves that move the
-    segment t2..t5 (or t2..t6) next to t3 (scored by what they add to G).
-    """
+@njit(cache=True, inline="always")
+def _level(
+    space: Space, tour: Tour, added: np.ndarray, n_added: int, t1: int, t2: int, gain: float
+) -> tuple[int, int, int, int, int, float]:
+    """One level of a step from free end t2 with G = `gain`. Returns (what, t3, t4, t5, t6, value)
+    where `what` is one of _NONE, _CLOSED_2OPT, _CLOSED_3OPT (value: the step's gain) and
+    _OPEN_3OPT (value: G after the move); the move found is already made."""
     points, code, tol = space.points, space.code, space.tolerance
-    order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
-    direction = _direction(order, pos, flips, depth, t1, t2)
-    after_t2 = _vstep(order, pos, flips, depth, t2, direction)
-    candidates = space.candidates
+    order, pos = tour.order, tour.pos
+    candidates, lengths = space.candidates, space.candidate_lengths
     width = candidates.shape[1]
-    count = 0
+    direction = 1 if _next(order, pos, t1, 1) == t2 else -1
+    after_t2 = _next(order, pos, t2, direction)
+    best_g4, b3, b4, b5, b6 = tol, -1, -1, -1, -1
     for k3 in range(width):
         t3 = candidates[t2, k3]
         if t3 < 0:
             break
-        if t3 == t1 or t3 == after_t2:
+        g1 = gain - lengths[t2, k3]
+        if g1 <= tol or t3 == t1 or t3 == after_t2:
             continue
-        d23 = dist(points, code, t2, t3)
-        if gain - d23 <= tol:
-            continue
-        t4 = _vstep(order, pos, flips, depth, t3, -direction)  # the neighbour that closes as a 2-opt move
-        if not _was_added(scratch, n_added, t3, t4):
-            count = _offer(scratch, level, count, dist(points, code, t3, t4) - d23, t3, -1, -1)
-        if level > 0:
-            continue
-        t4 = _vstep(order, pos, flips, depth, t3, direction)  # the other one: t5 must then lie between t2 and t3
-        if t4 == t1:
-            continue
-        g2 = gain - d23 + dist(points, code, t3, t4)
-        for k5 in range(width):
-            t5 = candidates[t4, k5]
-            if t5 < 0:
-                break
-            if t5 == t3 or t5 == t4 or not _between(pos, flips, depth, direction, t2, t5, t3):
+        for side3 in range(2):  # 0: t4 before t3 (2-opt closes), 1: t4 after t3
+            t4 = _next(order, pos, t3, -direction if side3 == 0 else direction)
+            if t4 == t1 or _was_added(added, n_added, t3, t4):
                 continue
-            g3 = g2 - dist(points, code, t4, t5)
-            if g3 <= tol:
-                continue
-            for side in (direction, -direction):
-                t6 = _vstep(order, pos, flips, depth, t5, side)
-                if t6 == t1 or t6 == t4:
-                    continue
-                count = _offer(scratch, level, count, g3 + dist(points, code, t5, t6) - gain, t3, t5, t6)
-    return count
-
-
-@njit(cache=True)
-def _exchange(tour: Tour, scratch: Scratch, t1: int, t2: int, level: int, index: int, n_added: int) -> int:
-    """Tentatively make choice `index` of `level` from free end t2, recording the edges it adds;
-    returns the new free end.
-
-    A 2-opt exchange joins t2 to t3 and removes (t4, t3), t4 the new free end. A 3-opt exchange
-    joins t2 to t3 and t4 = the city after t3 to t5, removes (t5, t6), and t6 is the new free end.
-    """
-    order, pos, flips, depth = tour.order, tour.pos, scratch.flips, scratch.depth[0]
-    direction = _direction(order, pos, flips, depth, t1, t2)
-    t3, t5, t6 = scratch.choices[level, index, 0], scratch.choices[level, index, 1], scratch.choices[level, index, 2]
-    scratch.added[n_added, 0], scratch.added[n_added, 1] = t2, t3
-    if t5 < 0:
-        t4 = _vstep(order, pos, flips, depth, t3, -direction)
-        _vmove(tour, scratch, t1, t2, t4, t3)
-        return t4
-    t4 = _vstep(order, pos, flips, depth, t3, direction)
-    scratch.added[n_added + 1, 0], scratch.added[n_added + 1, 1] = t4, t5
-    if t6 == _vstep(order, pos, flips, depth, t5, direction):  # t1 t2..t5 t6..t3 t4  ->  t1 t6..t3 t2..t5 t4
-        _vmove(tour, scratch, t1, t2, t3, t4)  # t1 t3..t6 t5..t2 t4
-        _vmove(tour, scratch, t1, t3, t6, t5)  # t1 t6..t3 t5..t2 t4
-        _vmove(tour, scratch, t3, t5, t2, t4)  # t1 t6..t3 t2..t5 t4
-    else:  # t1 t2..t6 t5..t3 t4  ->  t1 t6..t2 t3..t5 t4
-        _vmove(tour, scratch, t1, t2, t6, t5)
-        _vmove(tour, scratch, t2, t5, t3, t4)
-    return t6
-
-
-@njit(cache=True)
-def _keep(tour: Tour, scratch: Scratch, count: int) -> None:
-    """Make the first `count` tentative moves on the tour itself and clear the stack."""
-    scratch.depth[0] = 0
-    for m in range(count):
-        two_opt_move(tour, scratch.moves[m, 0], scratch.moves[m, 1], scratch.moves[m, 2], scratch.moves[m, 3])
-
-
-@njit(cache=True)
-def _step_from(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple[float, int]:
-    """One Lin–Kernighan step removing (t1, t2). Returns the gain kept (0.0 if none) and how many
-    cities of `scratch.touched` it changed; the tour is left improved by that gain, or as it was."""
-    points, code, tol = space.points, space.code, space.tolerance
-    best_gain, best_depth, best_touched = tol, -1, 0
-    scratch.depth[0] = 0
-    scratch.touched[0], scratch.touched[1] = t1, t2
-    g0 = dist(points, code, t1, t2)
-    count0 = _choose(space, tour, scratch, 0, t1, t2, g0, 0)
-    for i0 in range(count0):
-        t3, t5, t6 = scratch.choices[0, i0, 0], scratch.choices[0, i0, 1], scratch.choices[0, i0, 2]
-        g1 = g0 + scratch.scores[0, i0]
-        added0 = 1 if t5 < 0 else 2
-        free0 = _exchange(tour, scratch, t1, t2, 0, i0, 0)
-        depth0 = scratch.depth[0]
-        scratch.touched[2], scratch.touched[3] = t3, free0
-        touched0 = 4
-        if t5 >= 0:
-            scratch.touched[4], scratch.touched[5] = t5, t6
-            touched0 = 6
-        closed = g1 - dist(points, code, free0, t1)
-        if closed > best_gain:
-            best_gain, best_depth, best_touched = closed, depth0, touched0
-        count1 = _choose(space, tour, scratch, 1, t1, free0, g1, added0) if g1 > best_gain else 0
-        for i1 in range(count1):
-            gain = g1 + scratch.scores[1, i1]
-            free = _exchange(tour, scratch, t1, free0, 1, i1, added0)
-            n_added = added0 + 1
-            scratch.touched[touched0], scratch.touched[touched0 + 1] = scratch.choices[1, i1, 0], free
-            n_touched = touched0 + 2
-            closed = gain - dist(points, code, free, t1)
-            if closed > best_gain:
-                best_gain, best_depth, best_touched = closed, scratch.depth[0], n_touched
-            while n_added < MAX_DEPTH and gain > best_gain:
-                if _choose(space, tour, scratch, 2, t1, free, gain, n_added) == 0:
+            g2 = g1 + dist(points, code, t3, t4)
+            if side3 == 0:
+                closed = g2 - dist(points, code, t4, t1)
+                if closed > tol:
+                    two_opt_move(tour, t1, t2, t4, t3)
+                    return _CLOSED_2OPT, t3, t4, -1, -1, closed
+            beyond_t4 = _next(order, pos, t4, -direction if side3 == 0 else direction)
+            for k5 in range(width):
+                t5 = candidates[t4, k5]
+                if t5 < 0:
                     break
-                gain += scratch.scores[2, 0]
-                free = _exchange(tour, scratch, t1, free, 2, 0, n_added)
-                n_added += 1
-                scratch.touched[n_touched], scratch.touched[n_touched + 1] = scratch.choices[2, 0, 0], free
-                n_touched += 2
-                closed = gain - dist(points, code, free, t1)
-                if closed > best_gain:
-                    best_gain, best_depth, best_touched = closed, scratch.depth[0], n_touched
-            if best_depth >= 0:
-                _keep(tour, scratch, best_depth)
-                return best_gain, best_touched
-            scratch.depth[0] = depth0
-        if best_depth >= 0:
-            _keep(tour, scratch, best_depth)
-            return best_gain, best_touched
-        scratch.depth[0] = 0
+                g3 = g2 - lengths[t4, k5]
+                if g3 <= tol or t5 == t3 or t5 == beyond_t4 or t5 == t1:
+                    continue
+                if side3 == 0:
+                    # The tour reads t1 t2..t4 t3..: t6 is t5's neighbour on the side of t4 once
+                    # t2..t4 is reversed, so one choice only.
+                    last_side = 1
+                    t5_side = -direction if _between(pos, direction, t3, t5, t1) else direction
+                else:
+                    if not _between(pos, direction, t2, t5, t3):
+                        continue
+                    last_side = 2
+                    t5_side = direction
+                for side5 in range(last_side):
+                    t6 = _next(order, pos, t5, t5_side if side5 == 0 else -t5_side)
+                    if t6 == t1 or t6 == t4 or _was_added(added, n_added, t5, t6):
+                        continue
+                    g4 = g3 + dist(points, code, t5, t6)
+                    closed = g4 - dist(points, code, t6, t1)
+                    if closed > tol:
+                        _make_3opt(tour, t1, t2, t3, t4, t5, t6, direction)
+                        return _CLOSED_3OPT, t3, t4, t5, t6, closed
+                    if g4 > best_g4:
+                        best_g4, b3, b4, b5, b6 = g4, t3, t4, t5, t6
+    if b3 < 0:
+        return _NONE, -1, -1, -1, -1, 0.0
+    _make_3opt(tour, t1, t2, b3, b4, b5, b6, direction)
+    return _OPEN_3OPT, b3, b4, b5, b6, best_g4
+
+
+@njit(cache=True, inline="always")
+def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple[float, int]:
+    """One Lin–Kernighan step removing (t1, t2). Returns the gain (0.0 if none) and how many cities
+    of `scratch.touched` it changed; the tour is left shorter by that gain, or as it was."""
+    start = journal_length(tour)
+    gain = dist(space.points, space.code, t1, t2)
+    touched, added = scratch.touched, scratch.added
+    touched[0], touched[1] = t1, t2
+    n_touched, n_added = 2, 0
+    for _ in range(MAX_LEVELS):
+        what, t3, t4, t5, t6, value = _level(space, tour, added, n_added, t1, t2, gain)
+        if what == _NONE:
+            break
+        touched[n_touched], touched[n_touched + 1] = t3, t4
+        n_touched += 2
+        if what == _CLOSED_2OPT:
+            return value, n_touched
+        touched[n_touched], touched[n_touched + 1] = t5, t6
+        n_touched += 2
+        if what == _CLOSED_3OPT:
+            return value, n_touched
+        added[n_added, 0], added[n_added, 1] = t2, t3
+        added[n_added + 1, 0], added[n_added + 1, 1] = t4, t5
+        n_added += 2
+        gain, t2 = value, t6
+    undo(tour, start)
     return 0.0, 0
 
 
 @njit(cache=True)
 def improve_lk(space: Space, tour: Tour, active: Active, scratch: Scratch, t1: int) -> float:
-    """Make an improving Lin–Kernighan step from t1, trying both of its tour edges; returns the
-    change in length (0.0 if no step improves)."""
+    """Make an improving Lin–Kernighan step from t1, trying both of its tour edges, and queue the
+    cities it touched; returns the change in length (0.0 if no step improves).
+
+    The tour's journal must have room for a step (`amsolve.search.tour.JOURNAL_MARGIN`)."""
     for direction in (1, -1):
-        t2 = tour.order[(tour.pos[t1] + direction) % tour.order.shape[0]]
-        gain, touched = _step_from(space, tour, scratch, t1, t2)
+        t2 = _next(tour.order, tour.pos, t1, direction)
+        gain, touched = _step(space, tour, scratch, t1, t2)
         if touched:
             for i in range(touched):
                 push(active, scratch.touched[i])
