@@ -218,7 +218,7 @@ def bench(
             help="Comma-separated pipelines START\\[x8]\\[+SEARCH]\\[@CANDIDATES\\[K]], e.g. "
             "greedy,beam,multistartx8+lk@alpha5,random+lk@nearest10."
         ),
-    ] = "greedy,multistartx8,greedy-edge+lk@alpha5",
+    ] = "greedy,multistartx8,greedy-edge+lk@alpha8",
     samples: SamplesOption = 128,
     beam_width: BeamWidthOption = 16,
     starts: StartsOption = None,

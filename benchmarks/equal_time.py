@@ -147,7 +147,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
     parser.add_argument("--optima", type=Path, default=None, help="CSV name,optimal for .tsp files")
     parser.add_argument("--budgets", default="0.05", help="comma-separated seconds per instance")
-    parser.add_argument("--pipelines", default="greedy-edge+lk@alpha5", help="comma-separated amsolve pipelines")
+    parser.add_argument("--pipelines", default="greedy-edge+lk@alpha8", help="comma-separated amsolve pipelines")
     parser.add_argument("--solvers", default="amsolve,cli,fast-tsp,lkh", help="which solvers to run")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")

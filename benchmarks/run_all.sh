@@ -32,11 +32,11 @@ amsolve bench "$shared/data" --decode greedy,beam,sample,multistartx8 --starts 1
 publish model_uniform.md
 # Model decoders and the default pipeline on the 41 TSPLIB instances.
 amsolve bench "$shared/tsplib" --optima "$shared/tsplib/optimal.csv" \
-    --decode greedy,multistartx8,greedy-edge+lk@alpha5 --json | md > "$(tmp tsplib.md)"
+    --decode greedy,multistartx8,greedy-edge+lk@alpha8 --json | md > "$(tmp tsplib.md)"
 publish tsplib.md
 # The default pipeline on the uniform test sets.
 amsolve bench "$shared/data/tsp20_uniform_seed2026.txt" "$shared/data/tsp50_uniform_seed2026.txt" \
-    "$shared/data/tsp100_uniform_seed2026.txt" --decode greedy-edge+lk@alpha5 --json | md > "$(tmp pipeline_uniform.md)"
+    "$shared/data/tsp100_uniform_seed2026.txt" --decode greedy-edge+lk@alpha8 --json | md > "$(tmp pipeline_uniform.md)"
 publish pipeline_uniform.md
 # Against LKH-3 and nearest neighbour + 2-opt, in one run, with the README's time–quality chart.
 python benchmarks/compare.py --plot docs/time_quality.png > "$(tmp compare.md)"

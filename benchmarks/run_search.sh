@@ -15,7 +15,7 @@ mkdir -p "$out"
 
 # Issue 33: the search against fast-tsp and LKH-3, the same budget per instance.
 $one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp100_uniform_seed2026.txt" --limit 256 \
-    --budgets 0.02,0.05 --pipelines greedy-edge+lk@alpha5,random+lk@alpha5 --json "$out/peers_n100.json" > "$out/peers_n100.md"
+    --budgets 0.02,0.05 --pipelines greedy-edge+lk@alpha8,random+lk@alpha8 --json "$out/peers_n100.json" > "$out/peers_n100.md"
 $one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp1000_uniform_seed2026.txt" \
     --budgets 1,5 --json "$out/peers_n1000.json" > "$out/peers_n1000.md"
 $one_core python benchmarks/equal_time.py $large --optima "$shared/tsplib_large/optimal.csv" \
@@ -26,13 +26,13 @@ python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --
 # Issue 34: the network's pipelines against those without it, at equal time.
 study="$one_core python benchmarks/equal_time.py --solvers amsolve"
 $study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.02,0.05 \
-    --pipelines greedy-edge+lk@alpha5,random+lk@alpha5,greedy+lk@alpha5,greedy-edge+lk@model5 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
     --json "$out/equal_time_n100.json" > "$out/equal_time_n100.md"
 $study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 \
-    --pipelines greedy-edge+lk@alpha5,random+lk@alpha5,greedy-edge+lk@nearest8,local+lk@alpha5,greedy+lk@alpha5,greedy-edge+lk@model5 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest8,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
     --json "$out/equal_time_n1000.json" > "$out/equal_time_n1000.md"
 $study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
-    --pipelines greedy-edge+lk@alpha5,random+lk@alpha5,local+lk@alpha5 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8 \
     --json "$out/equal_time_large.json" > "$out/equal_time_large.md"
 python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.json" \
     --merge "$out/equal_time_n1000.json" --merge "$out/equal_time_large.json" --plot docs/equal_time.png \

@@ -20,6 +20,7 @@ from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, construct
 from amsolve.search.distances import coordinate_view, tour_length
 from amsolve.search.kicks import seed_kicks, segment_double_bridge
+from amsolve.search.merge import merge_tours, new_merge_work
 from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
@@ -92,6 +93,32 @@ def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(n: int, me
         undo(state, 0)
         np.testing.assert_array_equal(state.order, before)
         assert mark >= (1 if delta else 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(8, 60), metric=st.sampled_from(METRICS), longest=st.integers(2, 60), seed=st.integers(0, 2**16))
+def test_merging_two_tours_gives_a_tour_as_short_as_it_claims_and_no_longer_than_the_first(
+    n: int, metric: str, longest: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    view = coordinate_view(coordinates(rng, n, metric), metric)
+    space = make_space(view, candidate_lists(view, "nearest", 6))
+    first = rng.permutation(n)
+    state, active = new_tour(first.copy(), 4096), new_active(n)
+    seed_kicks(seed)
+    for _ in range(int(rng.integers(1, 4))):  # the second tour: the first, kicked and improved in places
+        segment_double_bridge(space, state, active, 30)
+        for city in rng.integers(0, n, 5):
+            improve_2opt(space, state, active, int(city))
+    child = np.empty(n, dtype=np.int64)
+    gain = merge_tours(view.points, view.code, first, state.order, longest, new_merge_work(n), child)
+    assert sorted(child.tolist()) == list(range(n))
+    length = tour_length(view.points, view.code, first)
+    assert gain >= 0.0
+    assert tour_length(view.points, view.code, child) == pytest.approx(length - gain, abs=1e-9 * length)
+    same = np.empty(n, dtype=np.int64)
+    assert merge_tours(view.points, view.code, first, first, longest, new_merge_work(n), same) == 0.0
+    assert tour_length(view.points, view.code, same) == pytest.approx(length)
 
 
 def brute_force_alpha(matrix: np.ndarray, special: int) -> np.ndarray:

@@ -79,4 +79,3 @@ def segment_double_bridge(space: Space, tour: Tour, active: Active, longest: int
 def seed_kicks(seed: int) -> None:
     """Seed the generator the kicks draw from (numba's own, separate from numpy's)."""
     np.random.seed(seed)
-

