@@ -25,11 +25,11 @@ python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --
 
 # Issue 34: the network's pipelines against those without it, at equal time.
 study="$one_core python benchmarks/equal_time.py --solvers amsolve"
-$study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.02,0.05 \
+$study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.005,0.01,0.02 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
     --json "$out/equal_time_n100.json" > "$out/equal_time_n100.md"
 $study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 \
-    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest8,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
     --json "$out/equal_time_n1000.json" > "$out/equal_time_n1000.md"
 $study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8 \

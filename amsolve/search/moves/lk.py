@@ -19,8 +19,9 @@ Moves are made on the tour arrays (`amsolve.search.tour`: reversals of the short
 journaled), so every question about the tour (which city follows which, whether one lies between
 two others) is answered in O(1), and taking a step back replays the journal to a mark.
 
-XX
-the hot loop makes no function calls and no reference counting of arrays.
+The small helpers on the hot path (`_next`, `_between`, `dist`, the journal's) are inlined at
+numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM,
+and with them inlined the hot loop makes no function calls and no reference counting of arrays.
 """
 
 from __future__ import annotations
