@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -11,12 +10,10 @@ import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
 from amsolve.decode.edge_scores import VIEW_CITIES, model_candidates
-from amsolve.decode.local import revise, window_tour
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_neighbours
-from amsolve.search.construct import space_filling_tour
 from amsolve.search.distances import coordinate_view
 
 
@@ -172,38 +169,6 @@ def test_a_passed_deadline_stops_after_one_rollout(tiny_model) -> None:
     whole = decode(tiny_model, coords, options)
     assert cut.tours.shape[1] == 1 and whole.tours.shape[1] == 12
     assert is_permutation(cut.tours)
-
-
-def curve_from_nearest(points: np.ndarray) -> list[int]:
-    """City 0, then the others along the space-filling curve, from the one nearest city 0."""
-    rest = np.arange(1, len(points))[space_filling_tour(points[1:])]
-    nearest = rest[((points[rest] - points[0]) ** 2).sum(axis=1).argmin()]
-    return [0, *np.roll(rest, -int(np.flatnonzero(rest == nearest)[0])).tolist()]
-
-
-@pytest.mark.parametrize("n", [3, 12, 130])
-def test_local_decoding_gives_tours_and_revision_never_lengthens(tiny_model, n) -> None:
-    coords = random_coords(2, n, seed=n)
-    decoded = decode(tiny_model, coords, DecodeOptions("local"))
-    assert is_permutation(decoded.tours)
-    points = coords[0].numpy().astype(np.float64)
-    first = window_tour(tiny_model, points, window=10)
-    revised = revise(tiny_model, points, first, rounds=2)
-    assert sorted(revised) == list(range(n))
-    assert tour_length(points, revised) <= tour_length(points, first) + 1e-9
-
-
-def test_local_decoding_past_its_deadline_finishes_along_a_space_filling_curve(tiny_model) -> None:
-    coords = random_coords(1, 60, seed=5)
-    points = coords[0].numpy().astype(np.float64)
-    assert window_tour(tiny_model, points, deadline=-math.inf).tolist() == curve_from_nearest(points)
-    decoded = decode(tiny_model, coords, DecodeOptions("local"), deadline=time.perf_counter() - 1)
-    assert decoded.tours[0, 0].tolist() == curve_from_nearest(points)
-
-
-def tour_length(points: np.ndarray, tour: np.ndarray) -> float:
-    walked = points[np.asarray(tour)]
-    return float(np.linalg.norm(walked - np.roll(walked, -1, axis=0), axis=1).sum())
 
 
 def test_augmentation_under_a_spent_deadline_decodes_the_instances_as_given_only(tiny_model) -> None:

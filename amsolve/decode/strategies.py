@@ -199,9 +199,9 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
     return best
 
 
-def _local(model: AttentionModel, coords: torch.Tensor, deadline: float | None) -> Decoded:
-    """Window decoding and revision (`amsolve.decode.local`), one instance at a time, each given an
-    equal share of the time left before `deadline`."""
+def _local(model: AttentionModel, coords: torch.Tensor, seed: int, deadline: float | None) -> Decoded:
+    """Coarse-to-fine decoding and revision (`amsolve.decode.local`), one instance at a time, each
+    given an equal share of the time left before `deadline`."""
     points = coords.cpu().numpy().astype(np.float64)  # (batch, n, 2)
     found = []
     for index, instance in enumerate(points):
@@ -210,7 +210,7 @@ def _local(model: AttentionModel, coords: torch.Tensor, deadline: float | None) 
             if deadline is None
             else time.perf_counter() + (deadline - time.perf_counter()) / (len(points) - index)
         )
-        found.append(local_tour(model, instance, deadline=own))
+        found.append(local_tour(model, instance, deadline=own, seed=seed))
     tours = torch.from_numpy(np.stack(found)).to(coords.device)
     return Decoded(tours.unsqueeze(1), euclidean_tour_lengths(coords, tours.unsqueeze(1)))
 
@@ -222,7 +222,7 @@ def _decode_plain(
     if options.strategy == "beam":
         return _beam(model, coords, options)
     if options.strategy == "local":
-        return _local(model, coords, deadline)
+        return _local(model, coords, options.seed, deadline)
     return _rollouts(model, coords, options, deadline)
 
 
@@ -235,7 +235,7 @@ def decode(
     With a `deadline` (`time.perf_counter()` value), rollouts are sized to end before it (see
     `_rollouts`); one rollout per instance always completes, so every instance gets a tour, and ×8
     augmentation decodes the other 7 symmetries only when they fit in the time left. Local
-    decoding finishes its tours along a space-filling curve past the deadline; beam search ignores it.
+    decoding finishes its tours without the model past the deadline; beam search ignores it.
     """
     model.eval()
     if not options.augments(coords.shape[1]):

@@ -1,0 +1,97 @@
+"""Local decoding (the network alone at any size): nearest anchors, paths with fixed ends,
+coarse-to-fine levels, revision, and the deadline."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import amsolve.decode.local as local
+from amsolve.decode.cells import nearest_anchor
+from amsolve.decode.local import TOP_CITIES, level_sizes, local_tour, projection_orders, revise
+from amsolve.decode.paths import decode_paths, path_lengths
+from amsolve.decode.strategies import DecodeOptions, decode
+
+
+def tour_length(points: np.ndarray, tour: np.ndarray) -> float:
+    walked = points[np.asarray(tour)]
+    return float(np.linalg.norm(walked - np.roll(walked, -1, axis=0), axis=1).sum())
+
+
+def clustered(n: int, seed: int) -> np.ndarray:
+    """Cities in a few tight clusters, some of them far outside the others' bounding box."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-1, 2, size=(5, 2))
+    return centres[rng.integers(5, size=n)] + rng.normal(scale=0.01, size=(n, 2))
+
+
+@pytest.mark.parametrize("anchors", [1, 2, 17, 300])
+def test_nearest_anchor_is_the_nearest(anchors) -> None:
+    rng = np.random.default_rng(anchors)
+    for points, sites in (
+        (rng.uniform(size=(500, 2)), rng.uniform(size=(anchors, 2))),
+        (clustered(500, anchors), clustered(anchors, anchors + 1)),
+    ):
+        found = nearest_anchor(points, sites)
+        squared = ((points[:, None] - sites[None]) ** 2).sum(axis=-1)  # (500, anchors)
+        assert np.allclose(squared[np.arange(len(points)), found], squared.min(axis=1))
+
+
+@pytest.mark.parametrize("m", [2, 3, 4, 9, 30])
+def test_paths_keep_their_ends_and_visit_every_city(tiny_model, m) -> None:
+    points = np.random.default_rng(m).uniform(size=(5, m, 2))
+    orders = decode_paths(tiny_model, points)
+    assert orders.shape == (5, m)
+    assert (np.sort(orders, axis=1) == np.arange(m)).all()
+    assert (orders[:, 0] == 0).all() and (orders[:, -1] == m - 1).all()
+
+
+def test_path_lengths() -> None:
+    coords = np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0]])
+    assert np.allclose(path_lengths(coords, np.array([[0, 1, 2], [0, 2, 1]])), [7.0, 9.0])
+
+
+def test_projection_orders_follow_the_line_between_the_ends() -> None:
+    points = np.array([[[0.0, 0.0], [0.7, 0.1], [0.2, -0.3], [0.5, 0.0], [1.0, 0.0]]])
+    assert projection_orders(points).tolist() == [[0, 2, 3, 1, 4]]
+
+
+@pytest.mark.parametrize("n", [3, 100, 101, 1000, 123_456])
+def test_level_sizes_grow_by_the_ratio_to_n(n) -> None:
+    sizes = level_sizes(n)
+    assert sizes[-1] == n and sizes[0] <= max(TOP_CITIES, 3)
+    assert all(math.ceil(fine / local.LEVEL_RATIO) == coarse for coarse, fine in zip(sizes, sizes[1:]))
+
+
+@pytest.mark.parametrize("n", [3, 5, 60, 130, 900])
+def test_local_tours_visit_every_city_and_revision_never_lengthens(tiny_model, n) -> None:
+    points = np.random.default_rng(n).uniform(size=(n, 2))
+    rng = np.random.default_rng(0)
+    first = local.coarse_to_fine_tour(tiny_model, points, rng)
+    assert sorted(first.tolist()) == list(range(n))
+    revised = revise(tiny_model, points, first, 1, rng)
+    assert sorted(revised.tolist()) == list(range(n))
+    assert tour_length(points, revised) <= tour_length(points, first) + 1e-9
+
+
+def test_local_decoding_of_a_batch_gives_tours(tiny_model) -> None:
+    coords = torch.rand(2, 150, 2, generator=torch.Generator().manual_seed(3))
+    decoded = decode(tiny_model, coords, DecodeOptions("local"))
+    assert (decoded.tours.sort(dim=-1).values == torch.arange(150)).all()
+
+
+def test_past_its_deadline_local_decoding_leaves_the_paths_to_projection(tiny_model, monkeypatch) -> None:
+    points = clustered(700, seed=4)
+
+    def no_model(*args: object) -> None:
+        raise AssertionError("the model decoded a path past the deadline")
+
+    monkeypatch.setattr(local, "decode_paths", no_model)
+    tour = local_tour(tiny_model, points, deadline=-math.inf)
+    assert sorted(tour.tolist()) == list(range(700))
+    decoded = decode(tiny_model, torch.from_numpy(points[None]).float(), DecodeOptions("local"), time.perf_counter() - 1)
+    assert (decoded.tours.sort(dim=-1).values == torch.arange(700)).all()
