@@ -44,7 +44,8 @@ CandidatesOption = Annotated[
     ),
 ]
 CandidatesKOption = Annotated[
-    int | None, typer.Option(help="Candidates per city (default: 5 for alpha and model, 10 for nearest and quadrant).")
+    int | None,
+    typer.Option(help="Candidates per city (default: 8 for alpha, 5 for model, 10 for nearest and quadrant)."),
 ]
 
 
@@ -216,7 +217,7 @@ def bench(
         str,
         typer.Option(
             help="Comma-separated pipelines START\\[x8]\\[+SEARCH]\\[@CANDIDATES\\[K]], e.g. "
-            "greedy,beam,multistartx8+lk@alpha5,random+lk@nearest10."
+            "greedy,beam,multistartx8+lk@alpha8,random+lk@nearest10."
         ),
     ] = "greedy,multistartx8,greedy-edge+lk@alpha8",
     samples: SamplesOption = 128,

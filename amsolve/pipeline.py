@@ -1,4 +1,4 @@
-"""Pipeline names such as `greedy-edge+lk@alpha5` or `multistartx8+2opt+oropt`, as `bench --decode` takes them."""
+"""Pipeline names such as `greedy-edge+lk@alpha8` or `multistartx8+2opt+oropt`, as `bench --decode` takes them."""
 
 from __future__ import annotations
 

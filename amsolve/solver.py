@@ -84,7 +84,7 @@ class SolveOptions:
         return self.decode.uses_network or (self.local_search != "none" and self.candidates == "model")
 
     def label(self, n: int | None = None) -> str:
-        """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alpha5`."""
+        """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alpha8`."""
         decoder = self.decode.label(n)
         if self.local_search == "none":
             return decoder

@@ -44,10 +44,7 @@ $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 > 
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --decode local > "$out/uniform100k_120_local.md"
 
 # The network alone, candidate coverage, the penalty network.
-$one_core amsolve bench "$shared/data/tsp1000_uniform_seed2026.txt" --decode local+none --json \
-    | python benchmarks/rows_to_markdown.py > "$out/local_alone_n1000.md"
-$one_core amsolve bench "$shared/tsplib_large" --optima "$shared/tsplib_large/optimal.csv" --decode local+none --json \
-    | python benchmarks/rows_to_markdown.py > "$out/local_alone_large.md"
+$one_core python benchmarks/local_alone.py > "$out/local_alone.md"
 $one_core python benchmarks/candidate_coverage.py "$shared/data/tsp100_uniform_seed2026.txt" --limit 64 > "$out/coverage_n100.md"
 $one_core python benchmarks/candidate_coverage.py "$shared/data/tsp1000_uniform_seed2026.txt" --limit 8 --models tsp100 > "$out/coverage_n1000.md"
 $one_core python benchmarks/penalty_study.py "$shared/data/tsp1000_uniform_seed2026.txt" > "$out/penalties_n1000.md"

@@ -3,6 +3,7 @@ coarse-to-fine levels, revision, and the deadline."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 
@@ -64,7 +65,7 @@ def test_projection_orders_follow_the_line_between_the_ends() -> None:
 def test_level_sizes_grow_by_the_ratio_to_n(n) -> None:
     sizes = level_sizes(n)
     assert sizes[-1] == n and sizes[0] <= max(TOP_CITIES, 3)
-    assert all(math.ceil(fine / local.LEVEL_RATIO) == coarse for coarse, fine in zip(sizes, sizes[1:]))
+    assert all(math.ceil(fine / local.LEVEL_RATIO) == coarse for coarse, fine in itertools.pairwise(sizes))
 
 
 @pytest.mark.parametrize("n", [3, 5, 60, 130, 900])
@@ -93,5 +94,6 @@ def test_past_its_deadline_local_decoding_leaves_the_paths_to_projection(tiny_mo
     monkeypatch.setattr(local, "decode_paths", no_model)
     tour = local_tour(tiny_model, points, deadline=-math.inf)
     assert sorted(tour.tolist()) == list(range(700))
-    decoded = decode(tiny_model, torch.from_numpy(points[None]).float(), DecodeOptions("local"), time.perf_counter() - 1)
+    batch = torch.from_numpy(points[None]).float()
+    decoded = decode(tiny_model, batch, DecodeOptions("local"), time.perf_counter() - 1)
     assert (decoded.tours.sort(dim=-1).values == torch.arange(700)).all()

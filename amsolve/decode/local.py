@@ -149,7 +149,7 @@ def refine(
     by_size: dict[int, list[int]] = {}
     for i, way in enumerate(ways):
         by_size.setdefault(len(way), []).append(i)
-    for m, cells in by_size.items():
+    for cells in by_size.values():
         for begin in range(0, len(cells), PATHS_PER_BATCH):
             chunk = cells[begin : begin + PATHS_PER_BATCH]
             stacked = np.stack([ways[i] for i in chunk])  # (b, m)
