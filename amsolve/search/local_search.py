@@ -46,7 +46,7 @@ from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
 from amsolve.search.space import Space, make_space
-from amsolve.search.tour import Tour, commit, journal_full, journal_length, new_tour, redo, undo
+from amsolve.search.tour import Tour, commit, journal_full, journal_length, new_tour, redo, replace_order, undo
 
 LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt", "lk")
 """Names of the local searches (see the module docstring)."""
@@ -185,10 +185,7 @@ def _kicks(
         if merge_every > 0 and kicks % merge_every == 0 and not best_is_current:
             gained = merge_tours(space.points, space.code, best_order, tour.order, MERGE_LONGEST, merge_work, child)
             if gained > space.tolerance:
-                commit(tour)
-                tour.order[:] = child
-                for i in range(child.shape[0]):
-                    tour.pos[child[i]] = i
+                replace_order(tour, child)
                 lengths[1] -= gained
                 lengths[0] = lengths[1]
                 best_is_current = True

@@ -56,7 +56,7 @@ def merge_tours(
     most `longest` positions) where that path is shorter; returns how much shorter the child is
     (0.0 when nothing was taken: `child` is then the first tour, rotated)."""
     n = first.shape[0]
-    links, position, tour = work
+    links, position, rotated = work
     for i in range(n):
         links[0, second[i]] = second[(i + 1) % n]
         links[1, second[(i + 1) % n]] = second[i]
@@ -69,27 +69,29 @@ def merge_tours(
         child[:] = first
         return 0.0
     for i in range(n):
-        tour[i] = first[(i + shift) % n]  # the edge (tour[n - 1], tour[0]) is shared
-        position[tour[i]] = i
-    child[:] = tour
+        rotated[i] = first[(i + shift) % n]  # the edge (rotated[n - 1], rotated[0]) is shared
+        position[rotated[i]] = i
+    child[:] = rotated
     total = 0.0
     i = 0
     while i < n - 1:
-        if _in_second(links, tour[i], tour[i + 1]):
+        if _in_second(links, rotated[i], rotated[i + 1]):
             i += 1
             continue
         p, q = i, i + 1  # positions p..q hold the stretch
         feasible = True
         while feasible:
-            while q < n - 1 and not _in_second(links, tour[q], tour[q + 1]):
+            while q < n - 1 and not _in_second(links, rotated[q], rotated[q + 1]):
                 q += 1
             grown = False
             k = p
             while k <= q and not grown:
-                v = tour[k]
+                v = rotated[k]
                 for side in range(2):
                     w = links[side, v]
-                    if (v == tour[p] and w == tour[(p - 1) % n]) or (v == tour[q] and w == tour[(q + 1) % n]):
+                    if (v == rotated[p] and w == rotated[(p - 1) % n]) or (
+                        v == rotated[q] and w == rotated[(q + 1) % n]
+                    ):
                         continue  # the shared edge that leaves the stretch
                     pw = position[w]
                     if pw < p or pw > q:
@@ -102,8 +104,8 @@ def merge_tours(
         if feasible:
             gain = 0.0
             for k in range(p, q):
-                gain += dist(points, code, tour[k], tour[k + 1])
-            previous, city = tour[(p - 1) % n], tour[p]
+                gain += dist(points, code, rotated[k], rotated[k + 1])
+            previous, city = rotated[(p - 1) % n], rotated[p]
             for k in range(p, q + 1):
                 child[k] = city
                 following = links[0, city] if links[0, city] != previous else links[1, city]
@@ -113,6 +115,6 @@ def merge_tours(
             if gain > 0.0:
                 total += gain
             else:
-                child[p : q + 1] = tour[p : q + 1]
+                child[p : q + 1] = rotated[p : q + 1]
         i = q + 1
     return total

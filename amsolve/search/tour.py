@@ -83,6 +83,15 @@ def commit(tour: Tour) -> None:
     tour.state[0] = 0
 
 
+@njit(cache=True)
+def replace_order(tour: Tour, order: np.ndarray) -> None:
+    """Make `order` (n,) the tour and forget the journal (the old order cannot be undone to)."""
+    commit(tour)
+    for i in range(order.shape[0]):
+        tour.order[i] = order[i]
+        tour.pos[order[i]] = i
+
+
 @njit(cache=True, inline="always")
 def journal_length(tour: Tour) -> int:
     """How many reversals are journaled: a mark that `undo` can return to."""
