@@ -34,8 +34,9 @@ AUTO_SECONDS_PER_CITY = 0.001
 AUTO_MIN_SECONDS = 0.05
 """The least time the search gets without --time-limit."""
 
-ASCENT_SHARE = 0.15
-"""Share of an instance's search time the Held–Karp ascent of α-nearness candidates may take."""
+CANDIDATE_SHARE = 0.15
+"""Share of an instance's search time the candidate lists may take: the Held–Karp ascent of
+α-nearness, or under a time limit the network's edge scores."""
 
 DECODE_SHARE = 0.5
 """Share of --time-limit the network's decoding may take; the rest goes to the search."""
@@ -135,11 +136,13 @@ SearchProgress = Callable[[Instance, float, float, float], None]
 
 
 def _candidates(instance: Instance, options: SolveOptions, model: AttentionModel | None, seconds: float) -> np.ndarray:
-    """The candidate lists of `options` for the instance (the network's when `candidates` is model)."""
+    """The candidate lists of `options` for the instance (the network's when `candidates` is model),
+    made in about `seconds` when there is a time limit (the network's scoring then stops there)."""
     view = distance_view(instance)
     if options.candidates == "model":
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
-        return model_candidates(model, instance.normalized_coords(), view, k)
+        deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
+        return model_candidates(model, instance.normalized_coords(), view, k, deadline)
     return candidate_lists(view, options.candidates, options.candidates_k, seconds=seconds)
 
 
@@ -158,8 +161,8 @@ def _search(
         return starts[0]
     deadline = began + budget
     view = distance_view(instance)
-    ascent = max(0.0, min(ASCENT_SHARE * budget, deadline - time.perf_counter()))
-    candidates = _candidates(instance, options, model, ascent)
+    share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
+    candidates = _candidates(instance, options, model, share)
     local_search_deadline = deadline if options.time_limit is not None else math.inf
     tours, lengths = improve_tours(view, starts, options.local_search, candidates, deadline=local_search_deadline)
     best = tours[int(np.argmin(lengths))]

@@ -193,3 +193,11 @@ def test_model_candidates_are_distinct_other_cities_among_the_nearest(tiny_model
         partners = row[row >= 0]
         assert len(partners) == min(5, n - 1) and len(set(partners.tolist())) == len(partners)
         assert city not in partners and set(partners.tolist()) <= set(nearest[city].tolist())
+
+
+def test_model_candidates_past_their_deadline_rank_by_distance(tiny_model) -> None:
+    """No view decoded: every city's candidates are its nearest, in order."""
+    points = random_coords(1, 40, seed=3)[0].numpy().astype(np.float64)
+    view = coordinate_view(points, "EUCLIDEAN")
+    candidates = model_candidates(tiny_model, points, view, 5, deadline=0.0)
+    assert (candidates == nearest_neighbours(view, 5)).all()

@@ -10,10 +10,14 @@ edges better than either alone in DESIGN §8's probe. Each city's k best become 
 
 The views are decoded in batches, so the cost is O(n · W²) for the encoder and O(n · W) memory
 per batch; nothing of size n × n is built. The model's sizes are those it was trained on
-(W = `VIEW_CITIES`).
+(W = `VIEW_CITIES`). With a deadline, the views not decoded by then count every city of the
+view as equally likely, so distance alone (and the partners' views) ranks their edges.
 """
 
 from __future__ import annotations
+
+import math
+import time
 
 import numpy as np
 import torch
@@ -32,26 +36,32 @@ VIEWS_PER_BATCH = 512
 
 @torch.inference_mode()
 def view_scores(
-    model: AttentionModel, coords: np.ndarray, view: DistanceView, size: int = VIEW_CITIES
+    model: AttentionModel, coords: np.ndarray, view: DistanceView, size: int = VIEW_CITIES, deadline: float = math.inf
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each city's local view (n, W) (the city itself first) and log p(j | i) over it (n, W).
 
     `coords` (n, 2) are what the model reads (planar coordinates); `view` gives the neighbours.
+    Batches not begun by `deadline` (a `time.perf_counter()` value) keep log p uniform.
     """
     n = len(coords)
     size = min(size, n)
     views = np.concatenate([np.arange(n)[:, None], nearest_neighbours(view, size - 1)], axis=1)  # (n, W)
-    log_probs = np.empty((n, size), dtype=np.float32)
+    log_probs = np.full((n, size), -math.log(max(size - 1, 1)), dtype=np.float32)
     model.eval()
     for begin in range(0, n, VIEWS_PER_BATCH):
+        if time.perf_counter() >= deadline:
+            break
         rows = views[begin : begin + VIEWS_PER_BATCH]  # (b, W)
         log_probs[begin : begin + len(rows)] = next_city_log_probs(model, coords[rows]).cpu().numpy()
     return views, log_probs
 
 
-def model_candidates(model: AttentionModel, coords: np.ndarray, view: DistanceView, k: int) -> np.ndarray:
-    """Each city's k best partners by the blended score (module docstring); (n, k) int64, -1 padded."""
-    views, log_probs = view_scores(model, coords, view)
+def model_candidates(
+    model: AttentionModel, coords: np.ndarray, view: DistanceView, k: int, deadline: float = math.inf
+) -> np.ndarray:
+    """Each city's k best partners by the blended score (module docstring); (n, k) int64, -1 padded.
+    The model decodes views until `deadline` (a `time.perf_counter()` value)."""
+    views, log_probs = view_scores(model, coords, view, deadline=deadline)
     n, size = views.shape
     floor = log_probs[:, 1:].min(axis=1)  # (n,): the least likely city of each view
     back = np.empty_like(log_probs)  # log p(i | j) for j = views[i, m]
