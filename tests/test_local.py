@@ -51,6 +51,19 @@ def test_paths_keep_their_ends_and_visit_every_city(tiny_model, m) -> None:
     assert (orders[:, 0] == 0).all() and (orders[:, -1] == m - 1).all()
 
 
+def test_paths_are_the_same_decoded_from_either_end(tiny_model) -> None:
+    """Both ends are tried, so a set and the same set backwards give paths of one length."""
+    points = np.random.default_rng(7).uniform(size=(6, 12, 2))
+    forward = decode_paths(tiny_model, points)
+    backward = 11 - decode_paths(tiny_model, points[:, ::-1].copy())[:, ::-1]  # back in points' numbering
+    assert (backward[:, 0] == 0).all() and (backward[:, -1] == 11).all()
+
+    def lengths(orders: np.ndarray) -> np.ndarray:
+        return np.array([path_lengths(own, path[None])[0] for own, path in zip(points, orders, strict=True)])
+
+    assert np.allclose(lengths(forward), lengths(backward), rtol=1e-5)
+
+
 def test_path_lengths() -> None:
     coords = np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0]])
     assert np.allclose(path_lengths(coords, np.array([[0, 1, 2], [0, 2, 1]])), [7.0, 9.0])

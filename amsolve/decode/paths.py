@@ -4,7 +4,9 @@ A path from city a to city b through a set of cities is a closed tour b → a �
 b → a is given: the model decodes it with b as the tour's first city and a as its last so far,
 both visited, so every step's context says where the path must end (GLOP's revisers are trained
 for this problem; here the shipped tour models decode it as it is). Each path is decoded greedily
-in the 8 symmetries of the unit square at once and the shortest of the 8 is kept.
+from both of its ends (a to b, and b to a read backwards) in the 8 symmetries of the unit square,
+16 paths at once, and the shortest of the 16 is kept. Decoding from both ends measured better than
+twice the revision rounds from one end: on d2103 7.85 against 11.70 % above the optimum.
 """
 
 from __future__ import annotations
@@ -29,30 +31,35 @@ def path_lengths(coords: np.ndarray, paths: np.ndarray) -> np.ndarray:
 @torch.inference_mode()
 def decode_paths(model: AttentionModel, points: np.ndarray) -> np.ndarray:
     """The model's paths through each of the point sets (b, m, 2) from its city 0 to its city
-    m − 1: the orders (b, m) of the shortest of the 8 symmetries' greedy paths, 0 first, m − 1 last."""
+    m − 1: the orders (b, m), 0 first and m − 1 last, of the shortest of the 16 greedy paths
+    (8 symmetries, decoded from either end)."""
     batch, m, _ = points.shape
     if m <= 3:
         return np.tile(np.arange(m), (batch, 1))
     device = next(model.parameters()).device
-    coords = all_symmetries(torch.from_numpy(unit_square(points)).float().to(device))  # (8b, m, 2)
+    ways = np.concatenate([points, points[:, ::-1]])  # (2b, m, 2): each set, then the same set backwards
+    coords = all_symmetries(torch.from_numpy(unit_square(ways)).float().to(device))  # (16b, m, 2)
     rows = coords.shape[0]
     cache = model.precompute(coords)
     start = torch.zeros(rows, 1, dtype=torch.long, device=device)
     end = torch.full_like(start, m - 1)
-    mask = torch.zeros(rows, 1, m, device=device)  # (8b, 1, m): −inf once visited
+    mask = torch.zeros(rows, 1, m, device=device)  # (16b, 1, m): −inf once visited
     mask[..., 0] = -math.inf
     mask[..., m - 1] = -math.inf
-    fixed = cache.query_graph + gather_rows(cache.query_first, end)  # (8b, 1, dim): the tour "began" at the end
+    fixed = cache.query_graph + gather_rows(cache.query_first, end)  # (16b, 1, dim): the tour "began" at the end
     last = start
     steps = [start]
     for _ in range(m - 2):
-        query = fixed + gather_rows(cache.query_last, last)  # (8b, 1, dim)
-        last = model.decoder.log_probs(cache, query, mask).argmax(dim=-1)  # (8b, 1)
+        query = fixed + gather_rows(cache.query_last, last)  # (16b, 1, dim)
+        last = model.decoder.log_probs(cache, query, mask).argmax(dim=-1)  # (16b, 1)
         mask = mask.scatter(-1, last.unsqueeze(-1), -math.inf)
         steps.append(last)
     steps.append(end)
-    orders = torch.cat(steps, dim=-1)  # (8b, m)
-    walked = coords.gather(1, orders.unsqueeze(-1).expand(-1, -1, 2))  # (8b, m, 2)
-    lengths = (walked[:, 1:] - walked[:, :-1]).norm(dim=-1).sum(dim=-1).view(SYMMETRIES, batch)
-    best = lengths.argmin(dim=0)  # (b,): the symmetry whose path is shortest
-    return orders.view(SYMMETRIES, batch, m)[best, torch.arange(batch, device=device)].cpu().numpy()
+    orders = torch.cat(steps, dim=-1)  # (16b, m)
+    walked = coords.gather(1, orders.unsqueeze(-1).expand(-1, -1, 2))  # (16b, m, 2)
+    lengths = (walked[:, 1:] - walked[:, :-1]).norm(dim=-1).sum(dim=-1).view(2 * SYMMETRIES, batch)
+    best = lengths.argmin(dim=0)  # (b,): symmetry × direction of the shortest path
+    chosen = orders.view(2 * SYMMETRIES, batch, m)[best, torch.arange(batch, device=device)]  # (b, m)
+    backwards = (best % 2 == 1).unsqueeze(-1)  # (b, 1): decoded on the reversed set
+    chosen = torch.where(backwards, (m - 1) - chosen.flip(-1), chosen)
+    return chosen.cpu().numpy()
