@@ -201,3 +201,11 @@ def test_model_candidates_past_their_deadline_rank_by_distance(tiny_model) -> No
     view = coordinate_view(points, "EUCLIDEAN")
     candidates = model_candidates(tiny_model, points, view, 5, deadline=0.0)
     assert (candidates == nearest_neighbours(view, 5)).all()
+
+
+def test_model_candidates_with_time_to_spare_are_those_without_a_deadline(tiny_model) -> None:
+    """Batches sized to a generous deadline score every view, as without one."""
+    points = random_coords(1, 40, seed=4)[0].numpy().astype(np.float64)
+    view = coordinate_view(points, "EUCLIDEAN")
+    roomy = model_candidates(tiny_model, points, view, 5, deadline=time.perf_counter() + 60.0)
+    assert (roomy == model_candidates(tiny_model, points, view, 5)).all()

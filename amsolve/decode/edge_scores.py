@@ -41,18 +41,24 @@ def view_scores(
     """Each city's local view (n, W) (the city itself first) and log p(j | i) over it (n, W).
 
     `coords` (n, 2) are what the model reads (planar coordinates); `view` gives the neighbours.
-    Batches not begun by `deadline` (a `time.perf_counter()` value) keep log p uniform.
+    Under a `deadline` (a `time.perf_counter()` value) a first view measures the pace, each later
+    batch is sized to the time left, and the views left undecoded keep log p uniform.
     """
     n = len(coords)
     size = min(size, n)
     views = np.concatenate([np.arange(n)[:, None], nearest_neighbours(view, size - 1)], axis=1)  # (n, W)
     log_probs = np.full((n, size), -math.log(max(size - 1, 1)), dtype=np.float32)
     model.eval()
-    for begin in range(0, n, VIEWS_PER_BATCH):
-        if time.perf_counter() >= deadline:
-            break
-        rows = views[begin : begin + VIEWS_PER_BATCH]  # (b, W)
+    bounded = deadline < math.inf
+    batch = 1 if bounded else VIEWS_PER_BATCH
+    begin, started = 0, time.perf_counter()
+    while begin < n and batch >= 1 and time.perf_counter() < deadline:
+        rows = views[begin : begin + batch]  # (b, W)
         log_probs[begin : begin + len(rows)] = next_city_log_probs(model, coords[rows]).cpu().numpy()
+        begin += len(rows)
+        if bounded:
+            now = time.perf_counter()
+            batch = min(VIEWS_PER_BATCH, int((deadline - now) * begin / max(now - started, 1e-9)))
     return views, log_probs
 
 
