@@ -42,6 +42,7 @@ python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.jso
 $one_core python benchmarks/large_uniform.py --cities 100000 > "$out/uniform100k_default.md"
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 > "$out/uniform100k_120.md"
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --decode local > "$out/uniform100k_120_local.md"
+$one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --candidates model > "$out/uniform100k_120_model.md"
 
 # The network alone, candidate coverage, the penalty network.
 $one_core python benchmarks/local_alone.py > "$out/local_alone.md"
