@@ -58,7 +58,8 @@ both ends (`amsolve.decode.paths`), which doubles a cycle's time; 5 such cycles 
 from one end."""
 
 PATHS_PER_BATCH = 128
-"""Paths decoded together (×8 symmetries); the deadline is looked at between batches."""
+"""Paths decoded together (each in 16 versions, `amsolve.decode.paths`); the deadline is looked at
+between batches."""
 
 
 @torch.inference_mode()
@@ -68,7 +69,7 @@ def next_city_log_probs(model: AttentionModel, views: np.ndarray) -> torch.Tenso
     device = next(model.parameters()).device
     batch, m, _ = views.shape
     cache = model.precompute(torch.from_numpy(unit_square(views)).float().to(device))
-    first = torch.zeros(batch, 1, dtype=torch.long, device=device)
+    first = torch.zeros(batch, 1, dtype=torch.long, device=device)  # (b, 1): city 0 of each view
     query = cache.query_graph + gather_rows(cache.query_first, first) + gather_rows(cache.query_last, first)
     mask = torch.zeros(batch, 1, m, device=device)
     mask[..., 0] = -math.inf
