@@ -25,7 +25,7 @@ from amsolve.search import check_local_search, improve_tours, iterated_local_sea
 from amsolve.search.candidates import DEFAULT_CANDIDATES, candidate_lists, check_candidates
 from amsolve.search.candidates.alpha import dense_graph_limit
 from amsolve.search.construct import construct
-from amsolve.search.distances import distance_view
+from amsolve.search.distances import DistanceView, distance_view
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the search (candidate lists, local search, kicks) gets 1 ms per city
@@ -135,10 +135,12 @@ SearchProgress = Callable[[Instance, float, float, float], None]
 """Called during a long search with the instance, best length so far, seconds elapsed and budget."""
 
 
-def _candidates(instance: Instance, options: SolveOptions, model: AttentionModel | None, seconds: float) -> np.ndarray:
-    """The candidate lists of `options` for the instance (the network's when `candidates` is model),
-    made in about `seconds` when there is a time limit (the network's scoring then stops there)."""
-    view = distance_view(instance)
+def _candidates(
+    instance: Instance, view: DistanceView, options: SolveOptions, model: AttentionModel | None, seconds: float
+) -> np.ndarray:
+    """The candidate lists of `options` for the instance, whose distances `view` holds (the
+    network's when `candidates` is model), made in about `seconds` when there is a time limit (the
+    network's scoring then stops there)."""
     if options.candidates == "model":
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
         deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
@@ -162,7 +164,7 @@ def _search(
     deadline = began + budget
     view = distance_view(instance)
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
-    candidates = _candidates(instance, options, model, share)
+    candidates = _candidates(instance, view, options, model, share)
     local_search_deadline = deadline if options.time_limit is not None else math.inf
     tours, lengths = improve_tours(view, starts, options.local_search, candidates, deadline=local_search_deadline)
     best = tours[int(np.argmin(lengths))]
@@ -234,7 +236,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     starts = _starts([piece], replace(options, time_limit=None), model, models.device)[0]
     if options.local_search != "none":
         view = distance_view(piece)
-        candidates = _candidates(piece, options, model, seconds=0.001)
+        candidates = _candidates(piece, view, options, model, seconds=0.001)
         tours, _ = improve_tours(view, starts, options.local_search, candidates)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(view, tours[0], deadline, options.local_search, candidates, seed=options.decode.seed)
