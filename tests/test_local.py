@@ -81,6 +81,21 @@ def test_level_sizes_grow_by_the_ratio_to_n(n) -> None:
     assert all(math.ceil(fine / local.LEVEL_RATIO) == coarse for coarse, fine in itertools.pairwise(sizes))
 
 
+@pytest.mark.parametrize("n", [3, 97, 1000])
+def test_the_spread_order_is_farthest_first_over_the_coarse_levels(n) -> None:
+    points = clustered(n, seed=n) if n > 3 else np.random.default_rng(0).uniform(size=(n, 2))
+    order = local.spread_order(points, np.random.default_rng(1))
+    assert sorted(order.tolist()) == list(range(n))
+    spread = level_sizes(n)[-2] if n > TOP_CITIES else n
+    for m in {1, min(5, n - 1), max(1, spread // 3), spread - 1}:
+        chosen = points[order[:m]]
+        to_chosen = np.linalg.norm(points[:, None] - chosen[None], axis=-1).min(axis=1)  # (n,)
+        assert to_chosen[order[m]] == pytest.approx(to_chosen.max())  # the next city is the farthest
+        pairwise = np.linalg.norm(chosen[:, None] - chosen[None], axis=-1)
+        np.fill_diagonal(pairwise, np.inf)
+        assert pairwise.min() >= to_chosen.max() - 1e-12  # so the chosen ones are at least as far apart
+
+
 @pytest.mark.parametrize("n", [3, 5, 60, 130, 900])
 def test_local_tours_visit_every_city_and_revision_never_lengthens(tiny_model, n) -> None:
     points = np.random.default_rng(n).uniform(size=(n, 2))
