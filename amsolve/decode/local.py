@@ -26,8 +26,9 @@ more rounds with fewer symmetries; paths are decoded with the end as the tour's 
 left revision's tours twice as far above the reference tours. Farthest-first levels against
 random ones (`benchmarks/local_alone.py`, seed 0): 9.13 against 10.15 % on the six large TSPLIB
 instances, 6.13 against 5.80 % at 1,000 uniform cities; over five seeds on d2103, whose result
-depends most on chance, 8.59 against 11.27 %, but on u2152 over three 8.78 against 8.06 % (a
-Hilbert-curve sample: 9.39, 6.07, 8.85 and 9.49 %).
+depends most on chance, 8.59 against 11.27 %, but on u2152 over three 8.78 against 8.06 %. A
+Hilbert-curve sample (the cities along the curve at bit-reversed positions) measured 9.39 and
+6.07 %, d2103 8.85 and u2152 9.49 % over the same seeds.
 """
 
 from __future__ import annotations
