@@ -6,8 +6,9 @@ both visited, so every step's context says where the path must end (GLOP's revis
 for this problem; here the shipped tour models decode it as it is). Each path is decoded greedily
 from both of its ends (a to b, and b to a read backwards) in the 8 symmetries of the unit square,
 16 paths at once, and the shortest of the 16 is kept. In the time of twice the revision cycles
-from one end, it measured better (`benchmarks/local_alone.py`): 5.80 against 6.37 % at 1,000
-cities, 10.15 against 10.58 % on the large TSPLIB instances.
+from one end, it measured better (`benchmarks/local_alone.py`, with the random coarse levels of
+the time): 5.80 against 6.37 % at 1,000 cities, 10.15 against 10.58 % on the large TSPLIB
+instances.
 """
 
 from __future__ import annotations
