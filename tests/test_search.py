@@ -13,6 +13,7 @@ from amsolve.errors import InputError, TourError
 from amsolve.problem.distance import distance_matrix, pair_distances, tour_lengths
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
 from amsolve.search.distances import coordinate_view, dist, kernel_points, metric_code
+from amsolve.search.local_search import SLACK_END, SLACK_START, scheduled_slack
 from amsolve.search.tour import move_segment, new_tour, two_opt_move
 
 METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
@@ -317,6 +318,14 @@ def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
     assert is_permutation(tour)
     assert length == pytest.approx(tour_lengths(coords, metric, tour), rel=1e-13)
     assert length < local[0]  # the kicks found a shorter tour than the local optimum
+
+
+def test_slack_falls_from_start_to_end_over_the_budget() -> None:
+    slacks = [scheduled_slack(remaining) for remaining in np.linspace(1.0, 0.0, 11)]
+    assert slacks[0] == pytest.approx(SLACK_START) and slacks[-1] == pytest.approx(SLACK_END)
+    assert np.all(np.diff(slacks) < 0)
+    assert scheduled_slack(0.5) < (SLACK_START + SLACK_END) / 2  # narrow for most of the time
+    assert scheduled_slack(1.5) == pytest.approx(SLACK_START) and scheduled_slack(-0.1) == pytest.approx(SLACK_END)
 
 
 def test_iterated_local_search_on_tiny_tours() -> None:
