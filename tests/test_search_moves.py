@@ -25,7 +25,7 @@ from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
 from amsolve.search.space import make_space
-from amsolve.search.tour import commit, journal_length, new_tour, undo
+from amsolve.search.tour import commit, journal_length, new_tour, reverse, undo
 
 METRICS = ("EUCLIDEAN", "EUC_2D", "ATT", "GEO")
 
@@ -72,6 +72,29 @@ def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
         new_length = tour_length(view.points, view.code, state.order)
         assert new_length - length == pytest.approx(delta, abs=1e-9 * max(1.0, length))
         length = new_length
+
+
+def cyclic_neighbours(order: np.ndarray) -> set[frozenset[int]]:
+    """The tour's edges, whichever way round and wherever it starts."""
+    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(3, 40), first=st.integers(0, 39), last=st.integers(0, 39), seed=st.integers(0, 2**16))
+def test_a_reversal_flips_the_stretch_wrapping_or_not_and_a_second_one_restores_it(
+    n: int, first: int, last: int, seed: int
+) -> None:
+    first, last = first % n, last % n
+    state = new_tour(np.random.default_rng(seed).permutation(n))
+    before = state.order.copy()
+    stretch = [(first + i) % n for i in range((last - first) % n + 1)]
+    expected = before.copy()
+    expected[stretch] = before[stretch[::-1]]
+    reverse(state, first, last)
+    assert is_valid(state)
+    assert cyclic_neighbours(state.order) == cyclic_neighbours(expected)
+    reverse(state, first, last)
+    np.testing.assert_array_equal(state.order, before)
 
 
 @settings(max_examples=30, deadline=None)

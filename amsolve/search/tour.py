@@ -58,7 +58,15 @@ def _reverse(order: np.ndarray, pos: np.ndarray, first: int, last: int) -> None:
     length = (last - first) % n + 1
     if 2 * length > n:
         first, last, length = (last + 1) % n, (first - 1) % n, n - length
-    for _ in range(length // 2):
+    swaps = length // 2
+    if first + length <= n:  # the stretch does not wrap: a loop without wrap-around tests
+        for k in range(swaps):
+            i, j = first + k, last - k
+            a, b = order[i], order[j]
+            order[i], order[j] = b, a
+            pos[b], pos[a] = i, j
+        return
+    for _ in range(swaps):
         a, b = order[first], order[last]
         order[first], order[last] = b, a
         pos[b], pos[a] = first, last
