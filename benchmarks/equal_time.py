@@ -61,6 +61,7 @@ class Result:
     gap_pct: float
     seconds: float
     neural: bool
+    seed: int = 0
 
 
 def gap(instance: Instance, tour: np.ndarray) -> float:
@@ -68,9 +69,12 @@ def gap(instance: Instance, tour: np.ndarray) -> float:
     return 100.0 * (instance.tour_length(np.asarray(tour)) - reference) / reference
 
 
-def run_amsolve(instances: list[Instance], budget: float, pipeline: str) -> list[tuple[np.ndarray, float]]:
+def run_amsolve(
+    instances: list[Instance], budget: float, pipeline: str, seed: int = 0
+) -> list[tuple[np.ndarray, float]]:
     """amsolve through its Python API, one instance at a time (one-time costs paid before by its warm-up)."""
     options = parse_pipeline(pipeline, SolveOptions(device="cpu", time_limit=budget))
+    options = replace(options, decode=replace(options.decode, seed=seed))
     solutions = solve_instances(instances, options)
     return [(solution.tour, solution.seconds) for solution in solutions]
 
@@ -135,8 +139,10 @@ def summary(results: list[Result]) -> str:
     gaps = np.array([r.gap_pct for r in results])
     seconds = np.array([r.seconds for r in results])
     first = results[0]
+    seeds = len({r.seed for r in results})
+    count = f"{len(results) // seeds} × {seeds} seeds" if seeds > 1 else f"{len(results)}"
     return (
-        f"| {first.dataset} ({len(results)}) | {first.budget:g} s | {first.solver} | {gaps.mean():.3f} % | "
+        f"| {first.dataset} ({count}) | {first.budget:g} s | {first.solver} | {gaps.mean():.3f} % | "
         f"{gaps.max():.3f} % | {seconds.mean():.3f} | {seconds.max():.3f} |"
     )
 
@@ -149,6 +155,12 @@ def main() -> None:
     parser.add_argument("--budgets", default="0.05", help="comma-separated seconds per instance")
     parser.add_argument("--pipelines", default="greedy-edge+lk@alpha8", help="comma-separated amsolve pipelines")
     parser.add_argument("--solvers", default="amsolve,cli,fast-tsp,lkh", help="which solvers to run")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="run each amsolve pipeline with seeds 0..N-1 (its random draws: kicks, random starts)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")
     parser.add_argument("--name", default=None, help="measure all datasets as one, under this name (no cli)")
@@ -175,12 +187,12 @@ def main() -> None:
         for budget in map(float, args.budgets.split(",")):
             rows: list[list[Result]] = []
             for pipeline in args.pipelines.split(",") if "amsolve" in solvers else []:
-                found = run_amsolve(instances, budget, pipeline)
                 neural = parse_pipeline(pipeline, SolveOptions()).uses_network
                 rows.append(
                     [
-                        Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural)
-                        for i, (t, s) in zip(instances, found, strict=True)
+                        Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural, seed)
+                        for seed in range(args.seeds)
+                        for i, (t, s) in zip(instances, run_amsolve(instances, budget, pipeline, seed), strict=True)
                     ]
                 )
             if "cli" in solvers and path is not None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 2 hours): amsolve
+# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 2.5 hours): amsolve
 # against fast-tsp and LKH-3 (peers_*.md, docs/peers.png), the network's pipelines against those
 # without it (equal_time_*.md, docs/equal_time.png), 100,000 cities, candidate coverage and the
 # penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
@@ -23,15 +23,16 @@ $one_core python benchmarks/equal_time.py $large --optima "$shared/tsplib_large/
 python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --merge "$out/peers_n1000.json" \
     --merge "$out/peers_large.json=TSPLIB 2,103-15,112 (6)" --plot docs/peers.png > /dev/null
 
-# Issue 34: the network's pipelines against those without it, at equal time.
+# Issue 34: the network's pipelines against those without it, at equal time (several seeds where
+# one pipeline's mean varies between runs by more than the differences between pipelines).
 study="$one_core python benchmarks/equal_time.py --solvers amsolve"
 $study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.005,0.01,0.02 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
     --json "$out/equal_time_n100.json" > "$out/equal_time_n100.md"
-$study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 \
+$study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 3 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
     --json "$out/equal_time_n1000.json" > "$out/equal_time_n1000.md"
-$study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
+$study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 --seeds 2 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8 \
     --json "$out/equal_time_large.json" > "$out/equal_time_large.md"
 python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.json" \
