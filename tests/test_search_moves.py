@@ -21,6 +21,7 @@ from amsolve.search.construct import CONSTRUCTIONS, construct
 from amsolve.search.distances import coordinate_view, tour_length
 from amsolve.search.kicks import seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
+from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
@@ -63,9 +64,10 @@ def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
         "2opt": lambda city: improve_2opt(space, state, active, city),
         "oropt": lambda city: improve_oropt(space, state, active, city),
         "lk": lambda city: improve_lk(space, state, active, scratch, city),
+        "bridge": lambda city: improve_bridge(space, state, active, city),
     }
     for _ in range(3 * n):
-        name = ("2opt", "oropt", "lk")[int(rng.integers(3))]
+        name = ("2opt", "oropt", "lk", "bridge")[int(rng.integers(4))]
         delta = moves[name](int(rng.integers(n)))
         assert delta <= 0.0
         assert is_valid(state)
@@ -262,3 +264,40 @@ def test_unknown_names_raise_input_errors() -> None:
         candidate_lists(view, "delaunay")
     with pytest.raises(InputError, match="candidates-k"):
         candidate_lists(view, "alpha", 0)
+
+
+def test_a_bridge_move_shortens_a_tour_no_lin_kernighan_step_improves() -> None:
+    rng = np.random.default_rng(5)  # an instance where it does (found by trying seeds 0..39: 5, 28, 33)
+    n = 60
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    space = make_space(view, candidate_lists(view, "nearest", 8))
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    while sum(improve_lk(space, state, active, scratch, city) for city in range(n)) < 0.0:
+        commit(state)
+    assert all(improve_lk(space, state, active, scratch, city) == 0.0 for city in range(n))
+    length = tour_length(view.points, view.code, state.order)
+    deltas = [improve_bridge(space, state, active, city) for city in range(n)]
+    assert min(deltas) < 0.0
+    assert is_valid(state)
+    assert tour_length(view.points, view.code, state.order) - length == pytest.approx(sum(deltas))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(8, 60), seed=st.integers(0, 2**16))
+def test_bridge_moves_from_a_local_optimum_keep_a_valid_tour_and_the_length_they_claim(n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    space = make_space(view, candidate_lists(view, "nearest", 8))
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    for _ in range(4):
+        for city in range(n):
+            improve_lk(space, state, active, scratch, city)
+        commit(state)
+    length = tour_length(view.points, view.code, state.order)
+    for city in range(n):
+        delta = improve_bridge(space, state, active, city)
+        assert delta <= 0.0
+        assert is_valid(state)
+        new_length = tour_length(view.points, view.code, state.order)
+        assert new_length - length == pytest.approx(delta, abs=1e-9)
+        length = new_length

@@ -7,7 +7,8 @@ cities that found nothing. The methods:
 
 - "2opt": 2-opt moves over the candidate lists;
 - "2opt+oropt": 2-opt, then Or-opt (segments of 1–3 cities) at each city;
-- "lk": Lin–Kernighan steps (`amsolve.search.moves.lk`) alone: Or-opt after them measured worse at
+- "lk": Lin–Kernighan steps (`amsolve.search.moves.lk`) and, where none improves, the
+  non-sequential bridge move (`amsolve.search.moves.bridge`); Or-opt after them measured worse at
   equal time (0.241 against 0.220 % at 1,000 cities in 1 s), its segment moves being among LK's.
 
 A move is made only when it shortens the tour: for integer distances its delta is an exact
@@ -45,6 +46,7 @@ from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
 from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, seed_kicks, segment_double_bridge
 from amsolve.search.merge import MergeWork, merge_tours, new_merge_work
+from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
@@ -111,6 +113,8 @@ def _examine(space: Space, tour: Tour, active: Active, scratch: Scratch, method:
     """Try the method's moves at `city`, first improvement; returns the change in length."""
     if method == _LK:
         delta = improve_lk(space, tour, active, scratch, city)
+        if delta == 0.0:
+            delta = improve_bridge(space, tour, active, city)
     else:
         delta = improve_2opt(space, tour, active, city)
     if delta == 0.0 and method == _WITH_OROPT:

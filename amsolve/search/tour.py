@@ -42,10 +42,21 @@ def new_tour(order: np.ndarray, journal_capacity: int = 0) -> Tour:
 
 
 @njit(cache=True, inline="always")
+def next_city(order: np.ndarray, pos: np.ndarray, city: int, direction: int) -> int:
+    """The city after `city` in the tour `order` (positions `pos`) walking in `direction` (+1 or
+    -1); branches, not modulo, as it sits in the search's innermost loops."""
+    p = pos[city] + direction
+    if p == order.shape[0]:
+        p = 0
+    elif p < 0:
+        p = order.shape[0] - 1
+    return order[p]
+
+
+@njit(cache=True, inline="always")
 def step(tour: Tour, city: int, direction: int) -> int:
     """The city after `city` when walking the tour in `direction` (+1 forwards, -1 backwards)."""
-    n = tour.order.shape[0]
-    return tour.order[(tour.pos[city] + direction) % n]
+    return next_city(tour.order, tour.pos, city, direction)
 
 
 @njit(cache=True, inline="always")

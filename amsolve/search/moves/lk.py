@@ -19,7 +19,7 @@ Moves are made on the tour arrays (`amsolve.search.tour`: reversals of the short
 journaled), so every question about the tour (which city follows which, whether one lies between
 two others) is answered in O(1), and taking a step back replays the journal to a mark.
 
-The small helpers on the hot path (`_next`, `_between`, `dist`, the journal's) are inlined at
+The small helpers on the hot path (`next_city`, `_between`, `dist`, the journal's) are inlined at
 numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM,
 and with them inlined the hot loop makes no function calls and no reference counting of arrays.
 """
@@ -34,7 +34,7 @@ from numba import njit
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
 from amsolve.search.space import Space
-from amsolve.search.tour import Tour, journal_length, two_opt_move, undo
+from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
 
 MAX_LEVELS = 16
 """Most 3-opt moves chained in one step (at 1,000 cities, 8 levels measured worse than 16, 32 no better)."""
@@ -54,17 +54,6 @@ class Scratch(NamedTuple):
 def new_scratch() -> Scratch:
     """Work arrays for `improve_lk`."""
     return Scratch(np.zeros((2 * MAX_LEVELS, 2), dtype=np.int64), np.zeros(4 * MAX_LEVELS + 2, dtype=np.int64))
-
-
-@njit(cache=True, inline="always")
-def _next(order: np.ndarray, pos: np.ndarray, city: int, direction: int) -> int:
-    """The city after `city` walking in `direction` (+1 or -1); branches, not modulo."""
-    p = pos[city] + direction
-    if p == order.shape[0]:
-        p = 0
-    elif p < 0:
-        p = order.shape[0] - 1
-    return order[p]
 
 
 @njit(cache=True, inline="always")
@@ -93,10 +82,10 @@ def _make_3opt(tour: Tour, t1: int, t2: int, t3: int, t4: int, t5: int, t6: int,
     """Replace edges (t1, t2), (t3, t4), (t5, t6) by (t2, t3), (t4, t5), (t6, t1), as 2-opt moves;
     t2 follows t1 in `direction`."""
     order, pos = tour.order, tour.pos
-    if _next(order, pos, t3, -direction) == t4:  # t1 t2..t4 t3: two 2-opt exchanges
+    if next_city(order, pos, t3, -direction) == t4:  # t1 t2..t4 t3: two 2-opt exchanges
         two_opt_move(tour, t1, t2, t4, t3)  # t1 t4..t2 t3
         two_opt_move(tour, t1, t4, t6, t5)
-    elif t6 == _next(order, pos, t5, direction):  # t1 t2..t5 t6..t3 t4  ->  t1 t6..t3 t2..t5 t4
+    elif t6 == next_city(order, pos, t5, direction):  # t1 t2..t5 t6..t3 t4  ->  t1 t6..t3 t2..t5 t4
         two_opt_move(tour, t1, t2, t3, t4)  # t1 t3..t6 t5..t2 t4
         two_opt_move(tour, t1, t3, t6, t5)  # t1 t6..t3 t5..t2 t4
         two_opt_move(tour, t3, t5, t2, t4)
@@ -116,8 +105,8 @@ def _level(
     order, pos = tour.order, tour.pos
     candidates, lengths = space.candidates, space.candidate_lengths
     width = candidates.shape[1]
-    direction = 1 if _next(order, pos, t1, 1) == t2 else -1
-    after_t2 = _next(order, pos, t2, direction)
+    direction = 1 if next_city(order, pos, t1, 1) == t2 else -1
+    after_t2 = next_city(order, pos, t2, direction)
     best_g4, b3, b4, b5, b6 = tol, -1, -1, -1, -1
     for k3 in range(width):
         t3 = candidates[t2, k3]
@@ -127,7 +116,7 @@ def _level(
         if g1 <= tol or t3 == t1 or t3 == after_t2:
             continue
         for side3 in range(2):  # 0: t4 before t3 (2-opt closes), 1: t4 after t3
-            t4 = _next(order, pos, t3, -direction if side3 == 0 else direction)
+            t4 = next_city(order, pos, t3, -direction if side3 == 0 else direction)
             if t4 == t1 or _was_added(added, n_added, t3, t4):
                 continue
             g2 = g1 + dist(points, code, t3, t4)
@@ -136,7 +125,7 @@ def _level(
                 if closed > tol:
                     two_opt_move(tour, t1, t2, t4, t3)
                     return _CLOSED_2OPT, t3, t4, -1, -1, closed
-            beyond_t4 = _next(order, pos, t4, -direction if side3 == 0 else direction)
+            beyond_t4 = next_city(order, pos, t4, -direction if side3 == 0 else direction)
             for k5 in range(width):
                 t5 = candidates[t4, k5]
                 if t5 < 0:
@@ -155,7 +144,7 @@ def _level(
                     last_side = 2
                     t5_side = direction
                 for side5 in range(last_side):
-                    t6 = _next(order, pos, t5, t5_side if side5 == 0 else -t5_side)
+                    t6 = next_city(order, pos, t5, t5_side if side5 == 0 else -t5_side)
                     if t6 == t1 or t6 == t4 or _was_added(added, n_added, t5, t6):
                         continue
                     g4 = g3 + dist(points, code, t5, t6)
@@ -207,7 +196,7 @@ def improve_lk(space: Space, tour: Tour, active: Active, scratch: Scratch, t1: i
 
     The tour's journal must have room for a step (`amsolve.search.tour.JOURNAL_MARGIN`)."""
     for direction in (1, -1):
-        t2 = _next(tour.order, tour.pos, t1, direction)
+        t2 = next_city(tour.order, tour.pos, t1, direction)
         gain, touched = _step(space, tour, scratch, t1, t2)
         if touched:
             for i in range(touched):
