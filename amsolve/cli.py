@@ -120,7 +120,10 @@ def solve(
     ] = None,
     local_search: Annotated[
         str,
-        typer.Option(help="Search from the start: lk (Lin–Kernighan steps), 2opt, 2opt+oropt or none."),
+        typer.Option(
+            help="Search from the start: lk (Lin–Kernighan steps and non-sequential bridge moves), 2opt, "
+            "2opt+oropt or none."
+        ),
     ] = "lk",
     candidates: CandidatesOption = "alpha",
     candidates_k: CandidatesKOption = None,
