@@ -150,6 +150,9 @@ def distributed_session(device: str) -> Iterator[Distributed]:
     dist.init_process_group(backend, timeout=COLLECTIVE_TIMEOUT)
     try:
         yield Distributed.current()
+        # Leave together: a rank that tears its group down while another still talks to it can make
+        # that one abort (seen as "terminate called without an active exception" with gloo).
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 
