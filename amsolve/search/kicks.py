@@ -8,7 +8,7 @@ from numba import njit
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
 from amsolve.search.space import Space
-from amsolve.search.tour import Tour, two_opt_move
+from amsolve.search.tour import Tour, double_bridge_move
 
 KICK_SEGMENT = 3000
 """Longest segment a double bridge moves (at most a third of the tour). A bound keeps the cost of a
@@ -28,12 +28,8 @@ MIN_KICK_CITIES = 8
 def _double_bridge(
     space: Space, tour: Tour, active: Active, x: int, b1: int, b2: int, c1: int, c2: int, d1: int, d2: int, y: int
 ) -> float:
-    """Turn x, b1..b2, c1..c2, d1..d2, y (read in one direction) into x, d1..d2, c1..c2, b1..b2, y.
-
-    The double bridge: four edges change and no sequential move of three can undo it. Four
-    reversals: the whole stretch b1..d2, then each segment back. Queues the eight end cities and
-    returns the change in length.
-    """
+    """The double bridge of `double_bridge_move`; queues the eight end cities and returns the change
+    in length."""
     points, code = space.points, space.code
     delta = (
         dist(points, code, x, d1)
@@ -45,10 +41,7 @@ def _double_bridge(
         - dist(points, code, c2, d1)
         - dist(points, code, d2, y)
     )
-    two_opt_move(tour, x, b1, d2, y)  # x d2..d1 c2..c1 b2..b1 y
-    two_opt_move(tour, x, d2, d1, c2)  # x d1..d2 c2..c1 b2..b1 y
-    two_opt_move(tour, d2, c2, c1, b2)  # x d1..d2 c1..c2 b2..b1 y
-    two_opt_move(tour, c2, b2, b1, y)  # x d1..d2 c1..c2 b1..b2 y
+    double_bridge_move(tour, x, b1, b2, c1, c2, d1, d2, y)
     for city in (x, b1, b2, c1, c2, d1, d2, y):
         push(active, city)
     return delta

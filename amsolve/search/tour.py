@@ -157,6 +157,19 @@ def two_opt_move(tour: Tour, a: int, b: int, c: int, d: int) -> None:
 
 
 @njit(cache=True)
+def double_bridge_move(tour: Tour, x: int, b1: int, b2: int, c1: int, c2: int, d1: int, d2: int, y: int) -> None:
+    """Turn x, b1..b2, c1..c2, d1..d2, y (read in one direction) into x, d1..d2, c1..c2, b1..b2, y.
+
+    The double bridge: four edges change and no sequential move of three can undo it. Four
+    reversals: the whole stretch b1..d2, then each segment back.
+    """
+    two_opt_move(tour, x, b1, d2, y)  # x d2..d1 c2..c1 b2..b1 y
+    two_opt_move(tour, x, d2, d1, c2)  # x d1..d2 c2..c1 b2..b1 y
+    two_opt_move(tour, d2, c2, c1, b2)  # x d1..d2 c1..c2 b2..b1 y
+    two_opt_move(tour, c2, b2, b1, y)  # x d1..d2 c1..c2 b1..b2 y
+
+
+@njit(cache=True)
 def move_segment(tour: Tour, p: int, s1: int, s2: int, nx: int, u: int, v: int, flip: bool) -> None:
     """Move the segment s1..s2 from between p and nx to between u and v, as three 2-opt moves.
 

@@ -9,7 +9,8 @@ cycle and either neighbour d of c there: removing (a, b) and (c, d) and adding (
 joins the two cycles into one tour, whichever neighbour d is. The scan of the smaller cycle costs
 O(its length), paid only when the split alone shortens the tour.
 
-The move is made by reversing runs of whole segments between the four cuts (`_make`).
+The move is made as a double bridge (`amsolve.search.tour.double_bridge_move`), after one 2-opt
+move for one of the two ways of joining (`_make`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from numba import njit
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
 from amsolve.search.space import Space
-from amsolve.search.tour import Tour, next_city, two_opt_move
+from amsolve.search.tour import Tour, double_bridge_move, next_city, two_opt_move
 
 
 @njit(cache=True, inline="always")
@@ -30,89 +31,29 @@ def _steps(pos: np.ndarray, n: int, a: int, b: int, direction: int) -> int:
 
 
 @njit(cache=True)
-def _make(tour: Tour, removed: np.ndarray, added: np.ndarray) -> None:
-    """Replace the tour edges `removed` (k, 2) by `added` (k, 2), which must leave one tour.
+def _make(tour: Tour, direction: int, t1: int, t2: int, t3: int, t4: int, a: int, b: int, c: int, d: int) -> None:
+    """Make the move: remove (t1, t2), (t3, t4), (a, b), (c, d); add (t2, t3), (t4, t1), (b, c), (d, a).
 
-    The cuts split the tour, read forwards from the first cut, into segments 0..k-1 with a head and
-    a tail city; walking the new tour from segment 0 gives the segments' new order and directions,
-    and each place is filled by reversing a run of whole segments (at most 2k - 2 reversals).
+    Walking in `direction` the tour reads t1 | t2..p | p'..t3 | t4..q | q'..t1, where (p, p') and
+    (q, q') are the joining move's two edges, one in each cycle. Joined as (p, q'), (q, p') the new
+    tour is a double bridge of the three segments after t2..p; joined as (p, q), (q', p') it is the
+    same after t4..t1 is reversed first.
     """
     order, pos = tour.order, tour.pos
     n = order.shape[0]
-    k = removed.shape[0]
-    keys = np.empty(k, dtype=np.int64)
-    for j in range(k):
-        a, b = removed[j, 0], removed[j, 1]
-        keys[j] = pos[a] if pos[b] == (pos[a] + 1) % n else pos[b]
-    rank_of = np.argsort(keys)
-    heads = np.empty(k, dtype=np.int64)
-    tails = np.empty(k, dtype=np.int64)
-    for r in range(k):
-        p = keys[rank_of[r]]
-        heads[r] = order[(p + 1) % n]  # segment r starts after cut r
-        tails[(r - 1 + k) % k] = order[p]  # and segment r-1 ends at it
-    partner = np.full(2 * k, -1, dtype=np.int64)  # slot 2s: segment s's head, 2s + 1: its tail
-    for j in range(k):
-        sx = _free_slot(heads, tails, partner, added[j, 0], -1)
-        sy = _free_slot(heads, tails, partner, added[j, 1], sx)
-        partner[sx], partner[sy] = sy, sx
-    walk = np.empty(k, dtype=np.int64)
-    walk[0] = 0
-    count, exit_slot = 1, 1
-    while count < k:
-        entry = partner[exit_slot]
-        walk[count] = entry
-        count += 1
-        exit_slot = entry ^ 1
-    segs = np.arange(k)
-    flips = np.zeros(k, dtype=np.int64)
-    for i in range(1, k):
-        target = walk[i] >> 1
-        j = i
-        while segs[j] != target:
-            j += 1
-        if j != i:
-            _reverse_run(tour, k, heads, tails, segs, flips, i, j)
-        if flips[i] != walk[i] & 1:
-            _reverse_run(tour, k, heads, tails, segs, flips, i, i)
-
-
-@njit(cache=True, inline="always")
-def _free_slot(heads: np.ndarray, tails: np.ndarray, partner: np.ndarray, city: int, besides: int) -> int:
-    """A segment end at `city` that no added edge uses yet, other than `besides`."""
-    for s in range(heads.shape[0]):
-        if heads[s] == city and partner[2 * s] < 0 and 2 * s != besides:
-            return 2 * s
-        if tails[s] == city and partner[2 * s + 1] < 0 and 2 * s + 1 != besides:
-            return 2 * s + 1
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _end(heads: np.ndarray, tails: np.ndarray, segment: int, flipped: int, last: bool) -> int:
-    """The first (or `last`) city of a segment as it reads now."""
-    return heads[segment] if (flipped == 1) == last else tails[segment]
-
-
-@njit(cache=True)
-def _reverse_run(
-    tour: Tour, k: int, heads: np.ndarray, tails: np.ndarray, segs: np.ndarray, flips: np.ndarray, first: int, last: int
-) -> None:
-    """Reverse the run of whole segments at places first..last of the current reading."""
-    a = _end(heads, tails, segs[first - 1], flips[first - 1], True)
-    b = _end(heads, tails, segs[first], flips[first], False)
-    c = _end(heads, tails, segs[last], flips[last], True)
-    after = (last + 1) % k
-    d = _end(heads, tails, segs[after], flips[after], False)
-    two_opt_move(tour, a, b, c, d)
-    lo, hi = first, last
-    while lo < hi:
-        segs[lo], segs[hi] = segs[hi], segs[lo]
-        flips[lo], flips[hi] = flips[hi], flips[lo]
-        lo += 1
-        hi -= 1
-    for x in range(first, last + 1):
-        flips[x] ^= 1
+    if _steps(pos, n, t2, a, direction) < _steps(pos, n, t2, t4, direction):
+        p, p_next, q, q_next = a, b, c, d  # (a, b) lies in t2..t3
+    else:
+        p, p_next, q, q_next = c, d, a, b  # (a, b) lies in t4..t1
+    if next_city(order, pos, p, direction) != p_next:
+        p, p_next = p_next, p
+    if next_city(order, pos, q, direction) != q_next:
+        q, q_next = q_next, q
+    if (p == a or p == d) == (q_next == a or q_next == d):  # (p, q') is an added edge
+        double_bridge_move(tour, p, p_next, t3, t4, q, q_next, t1, t2)
+    else:
+        two_opt_move(tour, t3, t4, t1, t2)  # t2..p p'..t3 t1..q' q..t4
+        double_bridge_move(tour, p, p_next, t3, t1, q_next, q, t4, t2)
 
 
 @njit(cache=True)
@@ -166,9 +107,7 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int) -> float:
                             continue  # (c, d) is not an edge of the other cycle
                         gain = g3 + dist(points, code, c, d) - dist(points, code, d, a)
                         if gain > tol:
-                            removed = np.array([[t1, t2], [t3, t4], [a, b], [c, d]])
-                            added = np.array([[t2, t3], [t4, t1], [b, c], [d, a]])
-                            _make(tour, removed, added)
+                            _make(tour, direction, t1, t2, t3, t4, a, b, c, d)
                             for city in (t1, t2, t3, t4, a, b, c, d):
                                 push(active, city)
                             return -gain
