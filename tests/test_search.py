@@ -13,7 +13,14 @@ from amsolve.errors import InputError, TourError
 from amsolve.problem.distance import distance_matrix, pair_distances, tour_lengths
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
 from amsolve.search.distances import coordinate_view, dist, kernel_points, metric_code
-from amsolve.search.local_search import SLACK_END, SLACK_START, scheduled_slack
+from amsolve.search.local_search import (
+    CYCLE_KICKS,
+    SLACK_END,
+    SLACK_START,
+    _fix_cycles,
+    _slack_length,
+    scheduled_slack,
+)
 from amsolve.search.tour import move_segment, new_tour, two_opt_move
 
 METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
@@ -326,6 +333,29 @@ def test_slack_falls_from_start_to_end_over_the_budget() -> None:
     assert np.all(np.diff(slacks) < 0)
     assert scheduled_slack(0.5) < (SLACK_START + SLACK_END) / 2  # narrow for most of the time
     assert scheduled_slack(1.5) == pytest.approx(SLACK_START) and scheduled_slack(-0.1) == pytest.approx(SLACK_END)
+
+
+def test_slack_runs_in_as_many_cycles_as_the_schedule_holds() -> None:
+    n, shortest = 100, 100.0  # a mean edge of 1, so the slack length is in mean edges
+    schedule = np.array([SLACK_START, SLACK_END, 0.0, 3.0, 3.0, 0.0])  # three cycles over 3 s
+    at = [_slack_length(schedule, clock, shortest, n) for clock in (0.0, 0.99, 1.01, 1.99, 2.01, 3.0, 4.0)]
+    assert at[0] == pytest.approx(SLACK_START) and at[-2] == at[-1] == pytest.approx(SLACK_END)
+    assert at[1] < 0.2 and at[2] > 1.8  # the end of the first cycle, and the start of the second
+    assert at[3] < 0.2 and at[4] > 1.8
+    schedule[4] = 0.0  # not fixed yet: one fall over the whole budget
+    assert _slack_length(schedule, 1.5, shortest, n) == pytest.approx(scheduled_slack(0.5))
+
+
+@pytest.mark.parametrize(("kicks", "cycles"), [(0, 1.0), (5, 1.0), (int(CYCLE_KICKS * 100 * 7.5 / 10), 7.0)])
+def test_slack_cycles_are_fixed_from_the_first_tenth_of_the_kicks(kicks: int, cycles: float) -> None:
+    schedule = np.array([SLACK_START, SLACK_END, 0.0, 10.0, 0.0, float(kicks)])
+    _fix_cycles(schedule, 0.5, 100)
+    assert schedule[4] == 0.0  # too early to tell
+    _fix_cycles(schedule, 1.0, 100)
+    assert schedule[4] == cycles  # about 7.5 cycles' kicks expected over the budget: 7 cycles
+    schedule[5] *= 100
+    _fix_cycles(schedule, 2.0, 100)
+    assert schedule[4] == cycles  # fixed once
 
 
 def test_iterated_local_search_on_tiny_tours() -> None:
