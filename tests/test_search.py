@@ -346,13 +346,14 @@ def test_slack_runs_in_as_many_cycles_as_the_schedule_holds() -> None:
     assert _slack_length(schedule, 1.5, shortest, n) == pytest.approx(scheduled_slack(0.5))
 
 
+# kicks in the first tenth of a 10 s budget at 100 cities: none, a few, and 7.5 cycles' worth over the budget
 @pytest.mark.parametrize(("kicks", "cycles"), [(0, 1.0), (5, 1.0), (int(CYCLE_KICKS * 100 * 7.5 / 10), 7.0)])
 def test_slack_cycles_are_fixed_from_the_first_tenth_of_the_kicks(kicks: int, cycles: float) -> None:
     schedule = np.array([SLACK_START, SLACK_END, 0.0, 10.0, 0.0, float(kicks)])
     _fix_cycles(schedule, 0.5, 100)
     assert schedule[4] == 0.0  # too early to tell
     _fix_cycles(schedule, 1.0, 100)
-    assert schedule[4] == cycles  # about 7.5 cycles' kicks expected over the budget: 7 cycles
+    assert schedule[4] == cycles  # whole cycles only, and at least one
     schedule[5] *= 100
     _fix_cycles(schedule, 2.0, 100)
     assert schedule[4] == cycles  # fixed once
