@@ -19,7 +19,7 @@ from amsolve.search.candidates.alpha import _build_graph, _one_tree, _Work, alph
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, construct
 from amsolve.search.distances import coordinate_view, tour_length
-from amsolve.search.kicks import seed_kicks, segment_double_bridge
+from amsolve.search.kicks import long_edge_double_bridge, seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
 from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import improve_lk, new_scratch
@@ -99,9 +99,10 @@ def test_a_reversal_flips_the_stretch_wrapping_or_not_and_a_second_one_restores_
     np.testing.assert_array_equal(state.order, before)
 
 
+@pytest.mark.parametrize("kick", [segment_double_bridge, long_edge_double_bridge])
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(8, 60), metric=st.sampled_from(METRICS), seed=st.integers(0, 2**16))
-def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(n: int, metric: str, seed: int) -> None:
+def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(kick, n: int, metric: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     view = coordinate_view(coordinates(rng, n, metric), metric)
     space = make_space(view, candidate_lists(view, "nearest", 6))
@@ -111,13 +112,31 @@ def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(n: int, me
         commit(state)
         before = state.order.copy()
         length = tour_length(view.points, view.code, state.order)
-        delta = segment_double_bridge(space, state, active, 30)
+        delta = kick(space, state, active, 30)
         assert is_valid(state)
         assert tour_length(view.points, view.code, state.order) - length == pytest.approx(delta, abs=1e-9 * length)
         mark = journal_length(state)
         undo(state, 0)
         np.testing.assert_array_equal(state.order, before)
         assert mark >= (1 if delta else 0)
+
+
+def test_a_long_edge_kick_cuts_long_edges() -> None:
+    rng = np.random.default_rng(5)
+    n = 2000
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    space = make_space(view, candidate_lists(view, "nearest", 6))
+    order = rng.permutation(n)
+    edge_lengths = np.linalg.norm(view.points[order] - view.points[np.roll(order, -1)], axis=1)
+    median = float(np.median(edge_lengths))
+    seed_kicks(5)
+    for _ in range(20):
+        state, active = new_tour(order.copy(), 4096), new_active(n)
+        long_edge_double_bridge(space, state, active, 30)
+        cut = cyclic_neighbours(order) - cyclic_neighbours(state.order)
+        assert len(cut) == 4
+        cut_lengths = [float(np.linalg.norm(view.points[a] - view.points[b])) for a, b in map(tuple, cut)]
+        assert min(cut_lengths) > median  # each cut is the longest of 32 random edges
 
 
 @settings(max_examples=40, deadline=None)

@@ -45,7 +45,7 @@ from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, new_active, pop, push_all, size
 from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
-from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, seed_kicks, segment_double_bridge
+from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, kick, seed_kicks
 from amsolve.search.merge import MergeWork, merge_tours, new_merge_work
 from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
@@ -231,7 +231,7 @@ def _kicks(
     kicks = 0
     while True:
         commit(tour)
-        delta = segment_double_bridge(space, tour, active, kick_segment)
+        delta = kick(space, tour, active, kick_segment, kicks)
         delta += _drain(space, tour, active, scratch, method, until, True)
         while size(active):  # a search cut short leaves cities queued
             pop(active)
