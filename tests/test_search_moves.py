@@ -5,6 +5,7 @@ sources and constructions give what they promise."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -102,7 +103,9 @@ def test_a_reversal_flips_the_stretch_wrapping_or_not_and_a_second_one_restores_
 @pytest.mark.parametrize("kick", [segment_double_bridge, long_edge_double_bridge])
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(8, 60), metric=st.sampled_from(METRICS), seed=st.integers(0, 2**16))
-def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(kick, n: int, metric: str, seed: int) -> None:
+def test_kicks_claim_their_change_and_the_journal_undoes_them_exactly(
+    kick: Callable[..., float], n: int, metric: str, seed: int
+) -> None:
     rng = np.random.default_rng(seed)
     view = coordinate_view(coordinates(rng, n, metric), metric)
     space = make_space(view, candidate_lists(view, "nearest", 6))
