@@ -9,8 +9,14 @@ cycle and either neighbour d of c there: removing (a, b) and (c, d) and adding (
 joins the two cycles into one tour, whichever neighbour d is. The scan of the smaller cycle costs
 O(its length), paid only when the split alone shortens the tour.
 
+Where no 2-opt move joins the cycles with a gain, a sequential 3-opt move may (`_join3`, LKH's
+Gain23 joins with 2- or 3-opt moves): after (a, b) and (c, d) are removed and (b, c) added, the
+two cycles are one path from a through the first cycle to b, then from c through the second to d.
+A third edge (e, f) of that path, e a candidate of d and f after e on the path, is removed, and
+(d, e) and (f, a) close the tour. Together with the split it is a non-sequential 5-opt move.
+
 The move is made as a double bridge (`amsolve.search.tour.double_bridge_move`), after one 2-opt
-move for one of the two ways of joining (`_make`).
+move for one of the two ways of joining (`_make`), and for a 3-opt join a 2-opt move after it.
 """
 
 from __future__ import annotations
@@ -56,10 +62,67 @@ def _make(tour: Tour, direction: int, t1: int, t2: int, t3: int, t4: int, a: int
         double_bridge_move(tour, p, p_next, t3, t1, q_next, q, t4, t2)
 
 
+@njit(cache=True, inline="always")
+def _join3(
+    space: Space,
+    tour: Tour,
+    direction: int,
+    first: int,
+    span_first: int,
+    other_first: int,
+    other_last: int,
+    a: int,
+    b: int,
+    c: int,
+    d: int,
+    side: int,
+    g4: float,
+) -> tuple[int, int, float]:
+    """A 3-opt join (see the module): the edge (e, f) of the path a..b c..d whose removal, with
+    (d, e) and (f, a) added, gains most over G = `g4` (the split, minus (b, c), plus (a, b) and
+    (c, d)). The cycle of a and b runs `first`.. (`span_first` steps, walking in `direction`),
+    with b after a; the other cycle runs `other_first`..`other_last`, and d = c's
+    neighbour in `side`. Returns (e, f, gain), or (-1, -1, 0.0) when no join gains.
+
+    On the path f follows e: in a's cycle f is e's predecessor in `direction`, in the other
+    cycle its neighbour away from d. An e whose f would be across a cycle's closing edge (added
+    by the split) is skipped, as are the e that give back an edge just removed or added."""
+    points, code, tol = space.points, space.code, space.tolerance
+    order, pos = tour.order, tour.pos
+    n = order.shape[0]
+    candidates, lengths = space.candidates, space.candidate_lengths
+    best_e, best_f, best_gain = -1, -1, tol
+    for k in range(candidates.shape[1]):
+        e = candidates[d, k]
+        if e < 0:
+            break
+        g5 = g4 - lengths[d, k]
+        if g5 <= tol:
+            continue  # the gain criterion
+        if e == a or e == b or e == c:
+            continue
+        if _steps(pos, n, first, e, direction) <= span_first:
+            if e == first:
+                continue
+            f = next_city(order, pos, e, -direction)
+        else:
+            if e == (other_first if side == direction else other_last):
+                continue
+            f = next_city(order, pos, e, -side)
+            if f == d:
+                continue
+        gain = g5 + dist(points, code, e, f) - dist(points, code, f, a)
+        if gain > best_gain:
+            best_e, best_f, best_gain = e, f, gain
+    if best_e < 0:
+        return -1, -1, 0.0
+    return best_e, best_f, best_gain
+
+
 @njit(cache=True)
 def improve_bridge(space: Space, tour: Tour, active: Active, t1: int) -> float:
-    """Make a shortening double bridge found from t1 (see the module) and queue its eight cities;
-    returns the change in length (0.0 if none)."""
+    """Make a shortening non-sequential move found from t1 (see the module) and queue the cities
+    whose edges it changed; returns the change in length (0.0 if none)."""
     points, code, tol = space.points, space.code, space.tolerance
     order, pos = tour.order, tour.pos
     n = order.shape[0]
@@ -88,6 +151,7 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int) -> float:
             else:
                 first, last, other_first, other_last = t4, t1, t2, t3
             span = _steps(pos, n, other_first, other_last, direction)
+            span_first = _steps(pos, n, first, last, direction)
             a = first
             while a != last:
                 b = next_city(order, pos, a, direction)
@@ -105,10 +169,20 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int) -> float:
                         d = next_city(order, pos, c, side)
                         if _steps(pos, n, other_first, d, direction) > span:
                             continue  # (c, d) is not an edge of the other cycle
-                        gain = g3 + dist(points, code, c, d) - dist(points, code, d, a)
+                        g4 = g3 + dist(points, code, c, d)
+                        gain = g4 - dist(points, code, d, a)
                         if gain > tol:
                             _make(tour, direction, t1, t2, t3, t4, a, b, c, d)
                             for city in (t1, t2, t3, t4, a, b, c, d):
+                                push(active, city)
+                            return -gain
+                        e, f, gain = _join3(
+                            space, tour, direction, first, span_first, other_first, other_last, a, b, c, d, side, g4
+                        )
+                        if e >= 0:
+                            _make(tour, direction, t1, t2, t3, t4, a, b, c, d)
+                            two_opt_move(tour, d, a, e, f)
+                            for city in (t1, t2, t3, t4, a, b, c, d, e, f):
                                 push(active, city)
                             return -gain
                 a = b
