@@ -40,6 +40,10 @@ def coordinates(rng: np.random.Generator, n: int, metric: str) -> np.ndarray:
     return rng.uniform(0, 500, (n, 2)).round(1)
 
 
+def tour_edges(order: np.ndarray) -> set[frozenset[int]]:
+    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1))}
+
+
 def is_valid(state) -> bool:
     n = len(state.order)
     return sorted(state.order.tolist()) == list(range(n)) and (state.order[state.pos] == np.arange(n)).all()
@@ -302,6 +306,26 @@ def test_a_bridge_move_shortens_a_tour_no_lin_kernighan_step_improves() -> None:
     assert min(deltas) < 0.0
     assert is_valid(state)
     assert tour_length(view.points, view.code, state.order) - length == pytest.approx(sum(deltas))
+
+
+def test_a_3opt_join_makes_a_five_edge_move_where_no_2opt_join_gains() -> None:
+    rng = np.random.default_rng(SEED_3OPT_JOIN)  # found by trying seeds (see the test's loop)
+    n = 60
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    space = make_space(view, candidate_lists(view, "nearest", 8))
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    while sum(improve_lk(space, state, active, scratch, city) for city in range(n)) < 0.0:
+        commit(state)
+    changed = []
+    for city in range(n):
+        before, length = state.order.copy(), tour_length(view.points, view.code, state.order)
+        delta = improve_bridge(space, state, active, city)
+        commit(state)
+        if delta < 0.0:
+            assert is_valid(state)
+            assert tour_length(view.points, view.code, state.order) - length == pytest.approx(delta)
+            changed.append(len(tour_edges(before) - tour_edges(state.order)))
+    assert 5 in changed  # a split (two edges) and a 3-opt join (three), none given back
 
 
 @settings(max_examples=40, deadline=None)

@@ -120,9 +120,10 @@ def _join3(
 
 
 @njit(cache=True)
-def improve_bridge(space: Space, tour: Tour, active: Active, t1: int) -> float:
+def improve_bridge(space: Space, tour: Tour, active: Active, t1: int, join3: bool = True) -> float:
     """Make a shortening non-sequential move found from t1 (see the module) and queue the cities
-    whose edges it changed; returns the change in length (0.0 if none)."""
+    whose edges it changed; returns the change in length (0.0 if none). Without `join3` only
+    2-opt moves join the two cycles."""
     points, code, tol = space.points, space.code, space.tolerance
     order, pos = tour.order, tour.pos
     n = order.shape[0]
@@ -176,6 +177,8 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int) -> float:
                             for city in (t1, t2, t3, t4, a, b, c, d):
                                 push(active, city)
                             return -gain
+                        if not join3:
+                            continue
                         e, f, gain = _join3(
                             space, tour, direction, first, span_first, other_first, other_last, a, b, c, d, side, g4
                         )
