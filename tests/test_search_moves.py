@@ -41,7 +41,7 @@ def coordinates(rng: np.random.Generator, n: int, metric: str) -> np.ndarray:
 
 
 def tour_edges(order: np.ndarray) -> set[frozenset[int]]:
-    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1))}
+    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
 
 
 def is_valid(state) -> bool:
@@ -309,7 +309,7 @@ def test_a_bridge_move_shortens_a_tour_no_lin_kernighan_step_improves() -> None:
 
 
 def test_a_3opt_join_makes_a_five_edge_move_where_no_2opt_join_gains() -> None:
-    rng = np.random.default_rng(SEED_3OPT_JOIN)  # found by trying seeds (see the test's loop)
+    rng = np.random.default_rng(4)  # an instance where one does (found by trying seeds 0..39: 4, 28)
     n = 60
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     space = make_space(view, candidate_lists(view, "nearest", 8))

@@ -8,8 +8,9 @@ cities that found nothing. The methods:
 - "2opt": 2-opt moves over the candidate lists;
 - "2opt+oropt": 2-opt, then Or-opt (segments of 1–3 cities) at each city;
 - "lk": Lin–Kernighan steps (`amsolve.search.moves.lk`) and, where none improves, the
-  non-sequential bridge move (`amsolve.search.moves.bridge`); Or-opt after them measured worse at
-  equal time (0.241 against 0.220 % at 1,000 cities in 1 s), its segment moves being among LK's.
+  non-sequential move (`amsolve.search.moves.bridge`; its cycles joined by 3-opt moves too from
+  `JOIN3_MIN_CITIES`); Or-opt after them measured worse at equal time (0.241 against 0.220 % at
+  1,000 cities in 1 s), its segment moves being among LK's.
 
 A move is made only when it shortens the tour: for integer distances its delta is an exact
 integer and must be < 0; for float distances it must be below minus a rounding margin
@@ -59,16 +60,17 @@ LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt", "lk")
 
 _METHOD_CODES = {"2opt": 1, "2opt+oropt": 2, "lk": 3}
 _TWO_OPT_ONLY, _WITH_OROPT, _LK, _LK_JOIN3 = 1, 2, 3, 4
-"""_LK_JOIN3 is "lk" whose non-sequential moves also join with 3-opt moves (`JOIN3_AFTER`)."""
+"""_LK_JOIN3 is "lk" whose non-sequential moves also join with 3-opt moves (`JOIN3_MIN_CITIES`)."""
 
-JOIN3_AFTER = 5.0
-"""Kicks per city after which LK's non-sequential moves also join the split's cycles with 3-opt
-moves (`amsolve.search.moves.bridge`). Those moves pay once the search has settled, and cost
-time before: with them from the start, side by side on the two cores (two runs, cores swapped),
-0.0043 against 0.0085 % at 1,000 cities in 5 s (32 instances × 2 seeds × 2 runs, about 40 kicks
-per city), 0.0354 against 0.0368 % in 1 s (× 4 seeds, about 8), 0.122 against 0.112 % on the six
-large TSPLIB instances in 10 s (× 3 seeds), 0.048 against 0.051 % in 60 s (× 1 seed), but 0.0056
-against 0.0045 % at 100 cities in 0.02 s (256 × 8 seeds × 2 runs, about 2.5)."""
+JOIN3_MIN_CITIES = 300
+"""Smallest tour whose LK search also joins a split's two cycles with 3-opt moves
+(`amsolve.search.moves.bridge`). Side by side on the two cores, the default pipeline with them
+against without (two to three runs, cores swapped): 0.0048 against 0.0084 % at 1,000 cities in
+5 s (32 instances, 8 seed-runs a side; better in each of the three runs), 0.0354 against 0.0368 %
+in 1 s, 0.122 against 0.112 % on the six large TSPLIB instances in 10 s (3 seeds × 2 runs), 0.048
+against 0.051 % in 60 s (1 seed × 2 runs), but 0.0056 against 0.0045 % at 100 cities in 0.02 s
+(256 instances × 8 seeds × 2 runs; worse in every run). The bound lies between the two sizes
+measured (their geometric mean, about)."""
 
 _CLOCK_EVERY = 64
 """Cities examined between two looks at the clock: one look (0.6 µs) costs about half an examination.
@@ -140,6 +142,12 @@ def _fix_cycles(schedule: np.ndarray, clock: float, n: int) -> None:
     if schedule[4] == 0.0 and clock - began >= _CYCLES_FIXED_AT * (deadline - began):
         expected = schedule[5] * (deadline - began) / (clock - began)
         schedule[4] = max(1.0, math.floor(expected / (CYCLE_KICKS * n)))
+
+
+def _method_code(method: str, n: int) -> int:
+    """The kernels' code for the local search `method` on a tour of n cities (`JOIN3_MIN_CITIES`)."""
+    code = _METHOD_CODES[method]
+    return _LK_JOIN3 if code == _LK and n >= JOIN3_MIN_CITIES else code
 
 
 def check_local_search(method: str) -> None:
@@ -239,10 +247,7 @@ def _kicks(
     n = tour.order.shape[0]
     slack = _slack_length(schedule, now(), lengths[1], n)
     kicks = 0
-    join3_from = JOIN3_AFTER * n
     while True:
-        if method == _LK and schedule[5] >= join3_from:
-            method = _LK_JOIN3
         commit(tour)
         delta = kick(space, tour, active, kick_segment, kicks)
         delta += _drain(space, tour, active, scratch, method, until, True)
@@ -302,7 +307,7 @@ def improve_tours(
         space, scratch = make_space(view, candidates), new_scratch()
         for row in tours:
             tour = new_tour(row)
-            _local_search(space, tour, scratch, _METHOD_CODES[method], stop)
+            _local_search(space, tour, scratch, _method_code(method, view.n), stop)
             row[:] = tour.order
     return tours, np.array([tour_length(view.points, view.code, row) for row in tours])
 
@@ -331,7 +336,7 @@ def iterated_local_search(
     order = check_permutations(np.asarray(tour)[None], view.n)[0]
     if method == "none" or time.perf_counter() >= deadline:
         return order, tour_length(view.points, view.code, order)
-    code = _METHOD_CODES[method]
+    code = _method_code(method, view.n)
     space, scratch, state = make_space(view, candidates), new_scratch(), new_tour(order, _KICK_JOURNAL)
     _local_search(space, state, scratch, code, deadline)
     best = state.order.copy()
