@@ -292,40 +292,40 @@ def test_unknown_names_raise_input_errors() -> None:
         candidate_lists(view, "alpha", 0)
 
 
-def test_a_bridge_move_shortens_a_tour_no_lin_kernighan_step_improves() -> None:
-    rng = np.random.default_rng(5)  # an instance where it does (found by trying seeds 0..39: 5, 28, 33)
-    n = 60
+def lk_optimum(seed: int, n: int = 60):
+    """A random instance of n cities, its space with 8 nearest, and a tour no LK step improves."""
+    rng = np.random.default_rng(seed)
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     space = make_space(view, candidate_lists(view, "nearest", 8))
     state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
     while sum(improve_lk(space, state, active, scratch, city) for city in range(n)) < 0.0:
         commit(state)
     assert all(improve_lk(space, state, active, scratch, city) == 0.0 for city in range(n))
+    return view, space, state, active
+
+
+def test_a_bridge_move_shortens_a_tour_no_lin_kernighan_step_improves() -> None:
+    view, space, state, active = lk_optimum(5)  # an instance where it does (seeds 0..39: 5, 28, 33)
     length = tour_length(view.points, view.code, state.order)
-    deltas = [improve_bridge(space, state, active, city) for city in range(n)]
+    deltas = [improve_bridge(space, state, active, city) for city in range(len(state.order))]
     assert min(deltas) < 0.0
     assert is_valid(state)
     assert tour_length(view.points, view.code, state.order) - length == pytest.approx(sum(deltas))
 
 
-def test_a_3opt_join_makes_a_five_edge_move_where_no_2opt_join_gains() -> None:
-    rng = np.random.default_rng(4)  # an instance where one does (found by trying seeds 0..39: 4, 28)
-    n = 60
-    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
-    space = make_space(view, candidate_lists(view, "nearest", 8))
-    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
-    while sum(improve_lk(space, state, active, scratch, city) for city in range(n)) < 0.0:
-        commit(state)
+@pytest.mark.parametrize("join3", [False, True])
+def test_only_a_3opt_join_makes_a_five_edge_move(join3: bool) -> None:
+    view, space, state, active = lk_optimum(4)  # an instance where one does (seeds 0..39: 4, 28)
     changed = []
-    for city in range(n):
+    for city in range(len(state.order)):
         before, length = state.order.copy(), tour_length(view.points, view.code, state.order)
-        delta = improve_bridge(space, state, active, city)
+        delta = improve_bridge(space, state, active, city, join3)
         commit(state)
         if delta < 0.0:
             assert is_valid(state)
             assert tour_length(view.points, view.code, state.order) - length == pytest.approx(delta)
             changed.append(len(tour_edges(before) - tour_edges(state.order)))
-    assert 5 in changed  # a split (two edges) and a 3-opt join (three), none given back
+    assert (5 in changed) == join3  # a split (two edges) and a 3-opt join (three), none given back
 
 
 @settings(max_examples=40, deadline=None)
