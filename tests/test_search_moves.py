@@ -14,20 +14,20 @@ from hypothesis import strategies as st
 
 from amsolve.errors import InputError
 from amsolve.problem.distance import distance_matrix
-from amsolve.search.active import new_active
+from amsolve.search.active import Active, new_active
 from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
 from amsolve.search.candidates.alpha import _build_graph, _one_tree, _Work, alpha_candidates, alpha_values
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, construct
-from amsolve.search.distances import coordinate_view, tour_length
+from amsolve.search.distances import DistanceView, coordinate_view, tour_length
 from amsolve.search.kicks import long_edge_double_bridge, seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
 from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
-from amsolve.search.space import make_space
-from amsolve.search.tour import commit, journal_length, new_tour, reverse, undo
+from amsolve.search.space import Space, make_space
+from amsolve.search.tour import Tour, commit, journal_length, new_tour, reverse, undo
 
 METRICS = ("EUCLIDEAN", "EUC_2D", "ATT", "GEO")
 
@@ -292,7 +292,7 @@ def test_unknown_names_raise_input_errors() -> None:
         candidate_lists(view, "alpha", 0)
 
 
-def lk_optimum(seed: int, n: int = 60):
+def lk_optimum(seed: int, n: int = 60) -> tuple[DistanceView, Space, Tour, Active]:
     """A random instance of n cities, its space with 8 nearest, and a tour no LK step improves."""
     rng = np.random.default_rng(seed)
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
