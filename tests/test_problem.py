@@ -196,6 +196,24 @@ def test_validate_tour_says_what_is_wrong(tour: list, message: str) -> None:
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize(
+    ("tour", "expected"),
+    [
+        ([2, 0, 3, 1], True),
+        ([2, 0, 2, 1], False),
+        ([2, 0, 4, 1], False),
+        ([2, 0, -1, 1], False),
+        ([2, 0, 1], False),
+        ([[2, 0, 3, 1]], False),
+        ([2.0, 0.0, 3.0, 1.0], False),
+    ],
+)
+def test_is_permutation(tour: list, expected: bool) -> None:
+    from amsolve.problem.instance import is_permutation
+
+    assert is_permutation(np.array(tour), 4) is expected
+
+
 def test_validate_tour_returns_int64() -> None:
     tour = square().validate_tour(np.array([3, 2, 1, 0], dtype=np.int32))
     assert tour.dtype == np.int64 and tour.tolist() == [3, 2, 1, 0]

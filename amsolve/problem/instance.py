@@ -48,6 +48,15 @@ def tour_problem(tour_ids: np.ndarray, ids: np.ndarray) -> str | None:
     return "tour " + "; ".join(problems) if problems else None
 
 
+def is_permutation(tour: np.ndarray, n: int) -> bool:
+    """Whether `tour` is a 1-D integer array holding each of 0..n-1 once: the check every solve
+    makes on its result, so it is kept to a few microseconds at a hundred cities (`tour_problem`
+    says what is wrong, and takes longer)."""
+    if tour.ndim != 1 or tour.shape[0] != n or not np.issubdtype(tour.dtype, np.integer):
+        return False
+    return bool((np.sort(tour) == np.arange(n)).all())
+
+
 def _read_only(values: np.ndarray, dtype: type) -> np.ndarray:
     """A read-only copy, so that a frozen Instance cannot be changed through its arrays."""
     array: np.ndarray = np.array(values, dtype=dtype)
@@ -252,9 +261,8 @@ class Instance:
     def validate_tour(self, tour: np.ndarray) -> np.ndarray:
         """`tour` as int64 if it is a permutation of range(n); else a TourError saying why."""
         tour = np.asarray(tour)
-        problem = self._tour_problem(tour)
-        if problem:
-            raise TourError(f"{self.label}: {problem}")
+        if not is_permutation(tour, self.n):
+            raise TourError(f"{self.label}: {self._tour_problem(tour)}")
         return tour.astype(np.int64, copy=False)
 
     def _tour_problem(self, tour: np.ndarray) -> str | None:

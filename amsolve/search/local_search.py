@@ -77,7 +77,8 @@ _CLOCK_EVERY = 64
 A kick's search usually examines fewer, so the kicks' loop looks at the clock itself."""
 
 _KICKS_PER_CLOCK = 4
-"""Kicks between two looks at the clock."""
+"""Kicks between two looks at the clock, but one when fewer than two such batches are left before
+the deadline, so that a search ends at most about a kick after it."""
 
 SLACK_START, SLACK_END = 2.0, 0.1
 """How much longer than before, in mean edges of the tour, a kicked and re-optimised tour may be
@@ -245,8 +246,9 @@ def _kicks(
     """
     best_is_current = lengths[0] <= lengths[1]
     n = tour.order.shape[0]
-    slack = _slack_length(schedule, now(), lengths[1], n)
-    kicks = 0
+    last_look = now()
+    slack = _slack_length(schedule, last_look, lengths[1], n)
+    kicks, looked_at, look_every = 0, 0, _KICKS_PER_CLOCK
     while True:
         commit(tour)
         delta = kick(space, tour, active, kick_segment, kicks)
@@ -275,10 +277,13 @@ def _kicks(
                 lengths[1] -= gained
                 lengths[0] = lengths[1]
                 best_is_current = True
-        if kicks % _KICKS_PER_CLOCK == 0:
+        if kicks - looked_at >= look_every:
             clock = now()
             if clock >= until:
                 break
+            per_kick = (clock - last_look) / (kicks - looked_at)
+            look_every = _KICKS_PER_CLOCK if until - clock > 2 * _KICKS_PER_CLOCK * per_kick else 1
+            last_look, looked_at = clock, kicks
             _fix_cycles(schedule, clock, n)
             slack = _slack_length(schedule, clock, lengths[1], n)
     commit(tour)
