@@ -24,7 +24,7 @@ from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
 from amsolve.search.candidates import DEFAULT_CANDIDATES, candidate_lists, check_candidates
 from amsolve.search.candidates.alpha import dense_graph_limit
-from amsolve.search.construct import construct
+from amsolve.search.construct import complete_nearest, construct
 from amsolve.search.distances import DistanceView, distance_view
 
 AUTO_SECONDS_PER_CITY = 0.001
@@ -159,9 +159,9 @@ def _search(
 ) -> np.ndarray:
     """The search from the starts (k, n): candidate lists, local search, then kicks until
     `began + budget`; returns the best tour."""
-    if options.local_search == "none":
-        return starts[0]
     deadline = began + budget
+    if options.local_search == "none" or time.perf_counter() >= deadline:  # no time left: the start as it is
+        return starts[0]
     view = distance_view(instance)
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
     candidates = _candidates(instance, view, options, model, share)
@@ -234,6 +234,8 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
     _, model = _model_for(piece.n, options, models)
     starts = _starts([piece], replace(options, time_limit=None), model, models.device)[0]
+    if options.decode.uses_network:  # how a rollout cut by a deadline is finished
+        complete_nearest(distance_view(piece), starts[0][:1])
     if options.local_search != "none":
         view = distance_view(piece)
         candidates = _candidates(piece, view, options, model, seconds=0.001)

@@ -14,6 +14,7 @@ from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inve
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_neighbours
+from amsolve.search.construct import complete_nearest
 from amsolve.search.distances import coordinate_view
 
 
@@ -171,11 +172,23 @@ def test_a_passed_deadline_stops_after_one_rollout(tiny_model) -> None:
     assert is_permutation(cut.tours)
 
 
+def test_a_rollout_stops_choosing_at_its_deadline(tiny_model) -> None:
+    cache = tiny_model.precompute(random_coords(2, 9, seed=3))
+    cut = rollout(tiny_model.decoder, cache, 3, greedy_selector, deadline=0.0)  # long past
+    whole = rollout(tiny_model.decoder, cache, 3, greedy_selector, deadline=time.perf_counter() + 60)
+    assert cut.tours.shape == (2, 3, 1) and whole.tours.shape == (2, 3, 9)
+    assert torch.equal(cut.tours[..., 0], whole.tours[..., 0])
+
+
 def test_augmentation_under_a_spent_deadline_decodes_the_instances_as_given_only(tiny_model) -> None:
+    """The network picks the first city; past the deadline nearest neighbour finishes the tour."""
     coords = random_coords(3, 15, seed=8)
     plain = decode(tiny_model, coords, DecodeOptions("greedy", augment=False))
     rushed = decode(tiny_model, coords, DecodeOptions("greedy", augment=True), deadline=time.perf_counter() - 1)
-    assert torch.equal(rushed.tours, plain.tours)
+    assert rushed.tours.shape == plain.tours.shape and is_permutation(rushed.tours)
+    for points, tour, first in zip(coords.numpy(), rushed.tours[:, 0].numpy(), plain.tours[:, 0, 0], strict=True):
+        nearest = complete_nearest(coordinate_view(points.astype(np.float64), "EUCLIDEAN"), np.array([int(first)]))
+        assert tour.tolist() == nearest.tolist()
     roomy = decode(tiny_model, coords, DecodeOptions("greedy", augment=True), deadline=time.perf_counter() + 60)
     unbounded = decode(tiny_model, coords, DecodeOptions("greedy", augment=True))
     assert torch.allclose(roomy.lengths, unbounded.lengths)

@@ -18,8 +18,8 @@ from amsolve.search.active import Active, new_active
 from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
 from amsolve.search.candidates.alpha import _build_graph, _one_tree, _Work, alpha_candidates, alpha_values
 from amsolve.search.candidates.quadrant import quadrant_neighbours
-from amsolve.search.construct import CONSTRUCTIONS, construct
-from amsolve.search.distances import DistanceView, coordinate_view, tour_length
+from amsolve.search.construct import CONSTRUCTIONS, complete_nearest, construct
+from amsolve.search.distances import DistanceView, coordinate_view, dist, tour_length
 from amsolve.search.kicks import long_edge_double_bridge, seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
 from amsolve.search.moves.bridge import improve_bridge
@@ -273,6 +273,19 @@ def test_constructions_give_permutations(name: str, metric: str, n: int) -> None
     view = coordinate_view(coordinates(np.random.default_rng(n), n, metric), metric)
     tour = construct(view, name, seed=1)
     assert tour.dtype == np.int64 and sorted(tour.tolist()) == list(range(n))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_complete_nearest_follows_the_prefix_then_the_nearest_unvisited_city(metric: str) -> None:
+    n = 40
+    view = coordinate_view(coordinates(np.random.default_rng(8), n, metric), metric)
+    prefix = np.array([7, 3, 31])
+    tour = complete_nearest(view, prefix)
+    assert tour[:3].tolist() == prefix.tolist() and sorted(tour.tolist()) == list(range(n))
+    for step in range(2, n - 1):
+        here, left = tour[step], tour[step + 1 :]
+        lengths = [dist(view.points, view.code, here, city) for city in left]
+        assert dist(view.points, view.code, here, tour[step + 1]) == min(lengths)
 
 
 def test_greedy_and_space_filling_tours_are_far_shorter_than_random_ones() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -28,7 +29,7 @@ class DecoderStep(Protocol):
 class Rollouts:
     """`s` tours per instance and, when tracked, the sum of their log-probabilities."""
 
-    tours: torch.Tensor  # (batch, s, n) city indices
+    tours: torch.Tensor  # (batch, s, n) city indices; (batch, s, m < n) when a deadline cut them
     log_likelihood: torch.Tensor | None  # (batch, s)
 
 
@@ -116,12 +117,15 @@ def rollout(
     first: torch.Tensor | None = None,
     track_log_likelihood: bool = False,
     temperature: float = 1.0,
+    deadline: float | None = None,
 ) -> Rollouts:
     """Builds `rollouts` tours per instance, each city picked by `select` among unvisited ones.
 
     With `first` (batch, s) given, the tours start there (multi-start); otherwise the first
     city is chosen by the model from the placeholder context. With a `temperature`, `select` and
     the log-likelihood see the policy softmax(logits / temperature), whose argmax is the model's.
+    Past `deadline` (a `time.perf_counter()` value) no further city is chosen: the tours are then
+    the paths chosen so far, (batch, s, m) with 1 ≤ m < n, for the caller to finish.
     """
     batch, n = cache.batch, cache.n
     device = cache.query_last.device
@@ -138,6 +142,8 @@ def rollout(
     last = first
     steps = [first]
     for _ in range(n - 2):
+        if deadline is not None and time.perf_counter() >= deadline:
+            return Rollouts(torch.stack(steps, dim=-1), log_likelihood)
         query = query_fixed + gather_rows(cache.query_last, last)  # (b, s, dim)
         log_probs = _tempered(decoder.log_probs(cache, query, mask), temperature)  # (b, s, n)
         last = select(log_probs)

@@ -20,7 +20,8 @@ from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, roll
 from amsolve.errors import InputError
 from amsolve.machine import available_memory
 from amsolve.model.network import AttentionModel
-from amsolve.search.construct import CONSTRUCTIONS
+from amsolve.search.construct import CONSTRUCTIONS, complete_nearest
+from amsolve.search.distances import coordinate_view
 
 NETWORK_DECODERS = ("greedy", "sample", "beam", "multistart", "local")
 """Decoders that run the network."""
@@ -165,9 +166,10 @@ def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -
 def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None) -> Decoded:
     """Greedy, sampling and multi-start: independent rollouts, run in memory-sized chunks.
 
-    With a `deadline` (a `time.perf_counter()` value) the first chunk is one rollout per instance;
-    each later chunk holds as many as the time left allows at the rate measured so far, and none
-    starts once too little time is left for one rollout.
+    With a `deadline` (a `time.perf_counter()` value) the first chunk is one rollout per instance,
+    finished by nearest neighbour if the deadline cuts it; each later chunk holds as many as the
+    time left allows at the rate measured so far, and none starts once too little time is left for
+    one rollout.
     """
     batch, n, _ = coords.shape
     cache = model.precompute(coords)
@@ -186,7 +188,9 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
             first, select = firsts[begin : begin + count].expand(batch, count), greedy_selector
         else:
             first, select = None, greedy_selector
-        tours = rollout(model.decoder, cache, count, select, first=first).tours  # (batch, count, n)
+        tours = rollout(model.decoder, cache, count, select, first=first, deadline=deadline).tours
+        if tours.shape[-1] < n:  # cut by the deadline: finished by nearest neighbour
+            tours = _complete_nearest(coords, tours)
         lengths = euclidean_tour_lengths(coords, tours)
         if best is not None:
             tours, lengths = torch.cat((best.tours, tours), 1), torch.cat((best.lengths, lengths), 1)
@@ -197,6 +201,16 @@ def _rollouts(model: AttentionModel, coords: torch.Tensor, options: DecodeOption
             per_rollout = (now - started) / count
             chunk = min(largest, int((deadline - now) / per_rollout)) if per_rollout > 0 else largest
     return best
+
+
+def _complete_nearest(coords: torch.Tensor, paths: torch.Tensor) -> torch.Tensor:
+    """Tours (batch, s, n) that follow the paths (batch, s, m) and then always go on to the nearest
+    unvisited city, in the coordinates the network sees (coords (batch, n, 2))."""
+    points = coords.cpu().numpy().astype(np.float64)  # (batch, n, 2)
+    prefixes = paths.cpu().numpy()  # (batch, s, m)
+    views = [coordinate_view(instance, "EUCLIDEAN") for instance in points]
+    tours = [[complete_nearest(view, prefix) for prefix in rows] for view, rows in zip(views, prefixes, strict=True)]
+    return torch.from_numpy(np.array(tours, dtype=np.int64)).to(paths.device)
 
 
 def _local(model: AttentionModel, coords: torch.Tensor, seed: int, deadline: float | None) -> Decoded:
@@ -233,9 +247,10 @@ def decode(
     """Decodes instances (batch, n, 2) in the unit square with `options`; model in eval mode.
 
     With a `deadline` (`time.perf_counter()` value), rollouts are sized to end before it (see
-    `_rollouts`); one rollout per instance always completes, so every instance gets a tour, and ×8
-    augmentation decodes the other 7 symmetries only when they fit in the time left. Local
-    decoding finishes its tours without the model past the deadline; beam search ignores it.
+    `_rollouts`); the first rollout of each instance is finished by nearest neighbour where the
+    deadline cuts it, so every instance gets a tour, and ×8 augmentation decodes the other 7
+    symmetries only when they fit in the time left. Local decoding finishes its tours without the
+    model past the deadline; beam search ignores it.
     """
     model.eval()
     if not options.augments(coords.shape[1]):

@@ -32,22 +32,29 @@ def construct(view: DistanceView, name: str, seed: int = 0) -> np.ndarray:
         return rng.permutation(n).astype(np.int64)
     if name == "space-filling" and view.code in PLANAR_CODES + (GEO,):
         return space_filling_tour(view.points)
-    neighbours = nearest_neighbours(view, _GREEDY_NEIGHBOURS)
     if name == "greedy-edge":
-        return _greedy_edge(view.points, view.code, neighbours)
-    return _nearest_neighbour(view.points, view.code, neighbours, int(rng.integers(n)))
+        return _greedy_edge(view.points, view.code, nearest_neighbours(view, _GREEDY_NEIGHBOURS))
+    return complete_nearest(view, np.array([rng.integers(n)], dtype=np.int64))
+
+
+def complete_nearest(view: DistanceView, prefix: np.ndarray) -> np.ndarray:
+    """The tour (n,) that visits the distinct cities `prefix` (m,) first, in that order, then always
+    goes on to the nearest unvisited city: the nearest-neighbour tour when m = 1, and how a
+    network's rollout cut short by a deadline is finished."""
+    neighbours = nearest_neighbours(view, _GREEDY_NEIGHBOURS)
+    return _nearest_neighbour(view.points, view.code, neighbours, np.asarray(prefix, dtype=np.int64))
 
 
 @njit(cache=True)
-def _nearest_neighbour(points: np.ndarray, code: int, neighbours: np.ndarray, start: int) -> np.ndarray:
-    """From `start`, always on to the nearest unvisited city: among the candidates when one is
-    left there, else by a scan of the unvisited cities."""
+def _nearest_neighbour(points: np.ndarray, code: int, neighbours: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+    """After the cities of `prefix`, always on to the nearest unvisited city: among the candidates
+    when one is left there, else by a scan of the unvisited cities."""
     n = neighbours.shape[0]
     tour = np.empty(n, dtype=np.int64)
     unvisited = np.arange(n)  # the unvisited cities are unvisited[:left]
     where = np.arange(n)  # where[c]: c's slot in unvisited
     left = n
-    city = start
+    city = prefix[0]
     for step in range(n):
         tour[step] = city
         left -= 1
@@ -57,6 +64,9 @@ def _nearest_neighbour(points: np.ndarray, code: int, neighbours: np.ndarray, st
         where[city] = n  # visited
         if left == 0:
             break
+        if step + 1 < prefix.shape[0]:
+            city = prefix[step + 1]
+            continue
         best, best_length = -1, np.inf
         for k in range(neighbours.shape[1]):
             j = neighbours[city, k]
