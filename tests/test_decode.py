@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
+from amsolve.decode.beam import beam_search
 from amsolve.decode.edge_scores import VIEW_CITIES, model_candidates
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import DecodeOptions, decode, start_cities
@@ -170,6 +171,15 @@ def test_a_passed_deadline_stops_after_one_rollout(tiny_model) -> None:
     whole = decode(tiny_model, coords, options)
     assert cut.tours.shape[1] == 1 and whole.tours.shape[1] == 12
     assert is_permutation(cut.tours)
+
+
+def test_a_beam_search_cut_by_its_deadline_finishes_its_most_probable_beams(tiny_model) -> None:
+    coords = random_coords(2, 11, seed=4)
+    cut = decode(tiny_model, coords, DecodeOptions("beam", beam_width=4, keep=3, augment=False), deadline=0.0)
+    assert cut.tours.shape == (2, 3, 11) and is_permutation(cut.tours)
+    assert torch.allclose(cut.lengths, euclidean_tour_lengths(coords, cut.tours))
+    paths, _ = beam_search(tiny_model.decoder, tiny_model.precompute(coords), 4, deadline=0.0)
+    assert paths.shape == (2, 4, 1) and torch.equal(cut.tours[..., 0], paths[:, :3, 0])
 
 
 def test_a_rollout_stops_choosing_at_its_deadline(tiny_model) -> None:

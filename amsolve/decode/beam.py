@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import torch
 
@@ -10,11 +11,15 @@ from amsolve.decode.rollout import gather_rows
 from amsolve.model.decoder import Decoder, DecoderCache
 
 
-def beam_search(decoder: Decoder, cache: DecoderCache, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+def beam_search(
+    decoder: Decoder, cache: DecoderCache, width: int, deadline: float | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The `width` most probable partial tours kept at every step; returns the finished beams.
 
     Returns tours (batch, width, n) and their log-likelihoods (batch, width). Beams that could
-    not be filled (fewer than `width` distinct tours exist) have log-likelihood −inf.
+    not be filled (fewer than `width` distinct tours exist) have log-likelihood −inf. Past
+    `deadline` (a `time.perf_counter()` value) the search stops and returns the beams as they are,
+    paths (batch, k, m) with 1 ≤ m < n, most probable first, for the caller to finish.
     """
     batch, n = cache.batch, cache.n
     device = cache.query_last.device
@@ -39,6 +44,8 @@ def beam_search(decoder: Decoder, cache: DecoderCache, width: int) -> tuple[torc
         else:
             query_fixed = query_fixed.gather(1, parent.unsqueeze(-1).expand(-1, -1, query_fixed.shape[-1]))
         query = query_fixed + gather_rows(cache.query_last, city)
+        if deadline is not None and tours.shape[-1] < n - 1 and time.perf_counter() >= deadline:
+            return tours, scores
     last = mask.argmax(dim=-1, keepdim=True)  # (b, k, 1): the city left
 
     tours = torch.cat((tours, last), dim=-1)

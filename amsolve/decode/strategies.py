@@ -146,11 +146,17 @@ def _rollouts_per_pass(batch: int, n: int, total: int, heads: int) -> int:
     return max(1, min(total, ROLLOUT_ELEMENTS // max(1, batch * n * heads)))
 
 
-def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions) -> Decoded:
-    """Beam search: the shortest of the finished beams (unfilled beams never count)."""
+def _beam(model: AttentionModel, coords: torch.Tensor, options: DecodeOptions, deadline: float | None) -> Decoded:
+    """Beam search: the shortest of the finished beams (unfilled beams never count). Cut by the
+    `deadline`, the `keep` most probable beams are finished by nearest neighbour."""
     batch, n, _ = coords.shape
     check_beam_memory(batch, n, options.beam_width, model.config.n_heads, coords.device)
-    tours, scores = beam_search(model.decoder, model.precompute(coords), options.beam_width)
+    tours, scores = beam_search(model.decoder, model.precompute(coords), options.beam_width, deadline)
+    if tours.shape[-1] < n:
+        tours = _complete_nearest(coords, tours[:, : options.keep])  # (batch, ≤ keep, n)
+        if tours.shape[1] < options.keep:  # fewer beams than `keep` so far: the most probable again
+            tours = torch.cat((tours, tours[:, :1].expand(-1, options.keep - tours.shape[1], -1)), dim=1)
+        return Decoded(tours, euclidean_tour_lengths(coords, tours))
     lengths = euclidean_tour_lengths(coords, tours).masked_fill(~torch.isfinite(scores), math.inf)  # (batch, width)
     found = _shortest(tours, lengths, options.keep)
     unfinished = ~torch.isfinite(found.lengths)  # (batch, keep): fewer finished beams than `keep`
@@ -234,7 +240,7 @@ def _decode_plain(
 ) -> Decoded:
     """One strategy on coords (batch, n, 2), without augmentation."""
     if options.strategy == "beam":
-        return _beam(model, coords, options)
+        return _beam(model, coords, options, deadline)
     if options.strategy == "local":
         return _local(model, coords, options.seed, deadline)
     return _rollouts(model, coords, options, deadline)
@@ -250,7 +256,7 @@ def decode(
     `_rollouts`); the first rollout of each instance is finished by nearest neighbour where the
     deadline cuts it, so every instance gets a tour, and ×8 augmentation decodes the other 7
     symmetries only when they fit in the time left. Local decoding finishes its tours without the
-    model past the deadline; beam search ignores it.
+    model past the deadline, and beam search finishes its most probable beams by nearest neighbour.
     """
     model.eval()
     if not options.augments(coords.shape[1]):
