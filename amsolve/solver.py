@@ -235,7 +235,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     _, model = _model_for(piece.n, options, models)
     starts = _starts([piece], replace(options, time_limit=None), model, models.device)[0]
     if options.decode.uses_network:  # how a rollout cut by a deadline is finished
-        complete_nearest(distance_view(piece), starts[0][:1])
+        complete_nearest(distance_view(piece), starts[:1, :1])
     if options.local_search != "none":
         view = distance_view(piece)
         candidates = _candidates(piece, view, options, model, seconds=0.001)

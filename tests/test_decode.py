@@ -197,8 +197,8 @@ def test_augmentation_under_a_spent_deadline_decodes_the_instances_as_given_only
     rushed = decode(tiny_model, coords, DecodeOptions("greedy", augment=True), deadline=time.perf_counter() - 1)
     assert rushed.tours.shape == plain.tours.shape and is_permutation(rushed.tours)
     for points, tour, first in zip(coords.numpy(), rushed.tours[:, 0].numpy(), plain.tours[:, 0, 0], strict=True):
-        nearest = complete_nearest(coordinate_view(points.astype(np.float64), "EUCLIDEAN"), np.array([int(first)]))
-        assert tour.tolist() == nearest.tolist()
+        nearest = complete_nearest(coordinate_view(points.astype(np.float64), "EUCLIDEAN"), np.array([[int(first)]]))
+        assert tour.tolist() == nearest[0].tolist()
     roomy = decode(tiny_model, coords, DecodeOptions("greedy", augment=True), deadline=time.perf_counter() + 60)
     unbounded = decode(tiny_model, coords, DecodeOptions("greedy", augment=True))
     assert torch.allclose(roomy.lengths, unbounded.lengths)

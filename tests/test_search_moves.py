@@ -279,13 +279,15 @@ def test_constructions_give_permutations(name: str, metric: str, n: int) -> None
 def test_complete_nearest_follows_the_prefix_then_the_nearest_unvisited_city(metric: str) -> None:
     n = 40
     view = coordinate_view(coordinates(np.random.default_rng(8), n, metric), metric)
-    prefix = np.array([7, 3, 31])
-    tour = complete_nearest(view, prefix)
-    assert tour[:3].tolist() == prefix.tolist() and sorted(tour.tolist()) == list(range(n))
-    for step in range(2, n - 1):
-        here, left = tour[step], tour[step + 1 :]
-        lengths = [dist(view.points, view.code, here, city) for city in left]
-        assert dist(view.points, view.code, here, tour[step + 1]) == min(lengths)
+    prefixes = np.array([[7, 3, 31], [0, 39, 20]])
+    tours = complete_nearest(view, prefixes)
+    assert tours.shape == (2, n) and tours[:, :3].tolist() == prefixes.tolist()
+    for tour in tours:
+        assert sorted(tour.tolist()) == list(range(n))
+        for step in range(2, n - 1):
+            here, left = tour[step], tour[step + 1 :]
+            lengths = [dist(view.points, view.code, here, city) for city in left]
+            assert dist(view.points, view.code, here, tour[step + 1]) == min(lengths)
 
 
 def test_greedy_and_space_filling_tours_are_far_shorter_than_random_ones() -> None:

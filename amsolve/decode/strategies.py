@@ -215,8 +215,8 @@ def _complete_nearest(coords: torch.Tensor, paths: torch.Tensor) -> torch.Tensor
     points = coords.cpu().numpy().astype(np.float64)  # (batch, n, 2)
     prefixes = paths.cpu().numpy()  # (batch, s, m)
     views = [coordinate_view(instance, "EUCLIDEAN") for instance in points]
-    tours = [[complete_nearest(view, prefix) for prefix in rows] for view, rows in zip(views, prefixes, strict=True)]
-    return torch.from_numpy(np.array(tours, dtype=np.int64)).to(paths.device)
+    tours = np.stack([complete_nearest(view, rows) for view, rows in zip(views, prefixes, strict=True)])
+    return torch.from_numpy(tours).to(paths.device)
 
 
 def _local(model: AttentionModel, coords: torch.Tensor, seed: int, deadline: float | None) -> Decoded:

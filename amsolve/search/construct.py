@@ -34,15 +34,16 @@ def construct(view: DistanceView, name: str, seed: int = 0) -> np.ndarray:
         return space_filling_tour(view.points)
     if name == "greedy-edge":
         return _greedy_edge(view.points, view.code, nearest_neighbours(view, _GREEDY_NEIGHBOURS))
-    return complete_nearest(view, np.array([rng.integers(n)], dtype=np.int64))
+    return complete_nearest(view, np.array([[rng.integers(n)]], dtype=np.int64))[0]
 
 
-def complete_nearest(view: DistanceView, prefix: np.ndarray) -> np.ndarray:
-    """The tour (n,) that visits the distinct cities `prefix` (m,) first, in that order, then always
-    goes on to the nearest unvisited city: the nearest-neighbour tour when m = 1, and how a
-    network's rollout cut short by a deadline is finished."""
+def complete_nearest(view: DistanceView, prefixes: np.ndarray) -> np.ndarray:
+    """Tours (k, n), each visiting the distinct cities of its row of `prefixes` (k, m) first, in
+    that order, then always going on to the nearest unvisited city: nearest-neighbour tours when
+    m = 1, and how a network's rollouts cut short by a deadline are finished."""
     neighbours = nearest_neighbours(view, _GREEDY_NEIGHBOURS)
-    return _nearest_neighbour(view.points, view.code, neighbours, np.asarray(prefix, dtype=np.int64))
+    prefixes = np.asarray(prefixes, dtype=np.int64)
+    return np.stack([_nearest_neighbour(view.points, view.code, neighbours, prefix) for prefix in prefixes])
 
 
 @njit(cache=True)
