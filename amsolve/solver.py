@@ -234,10 +234,10 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
     _, model = _model_for(piece.n, options, models)
     starts = _starts([piece], replace(options, time_limit=None), model, models.device)[0]
+    view = distance_view(piece)
     if options.decode.uses_network:  # how a rollout cut by a deadline is finished
-        complete_nearest(distance_view(piece), starts[:1, :1])
+        complete_nearest(view, starts[:1, :1])
     if options.local_search != "none":
-        view = distance_view(piece)
         candidates = _candidates(piece, view, options, model, seconds=0.001)
         tours, _ = improve_tours(view, starts, options.local_search, candidates)
         deadline = time.perf_counter() + 0.001
