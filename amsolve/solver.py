@@ -22,7 +22,7 @@ from amsolve.model.network import AttentionModel
 from amsolve.model.registry import load_model, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
-from amsolve.search.candidates import DEFAULT_CANDIDATES, candidate_lists, check_candidates
+from amsolve.search.candidates import DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
 from amsolve.search.candidates.alpha import dense_graph_limit
 from amsolve.search.construct import complete_nearest, construct
 from amsolve.search.distances import DistanceView, distance_view
@@ -137,15 +137,15 @@ SearchProgress = Callable[[Instance, float, float, float], None]
 
 def _candidates(
     instance: Instance, view: DistanceView, options: SolveOptions, model: AttentionModel | None, seconds: float
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The candidate lists of `options` for the instance, whose distances `view` holds (the
     network's when `candidates` is model), made in about `seconds` when there is a time limit (the
-    network's scoring then stops there)."""
+    network's scoring then stops there), and the node penalties behind them (alpha only)."""
     if options.candidates == "model":
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
         deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
-        return model_candidates(model, instance.normalized_coords(), view, k, deadline)
-    return candidate_lists(view, options.candidates, options.candidates_k, seconds=seconds)
+        return model_candidates(model, instance.normalized_coords(), view, k, deadline), None
+    return candidates_and_penalties(view, options.candidates, options.candidates_k, seconds=seconds)
 
 
 def _search(
@@ -164,9 +164,11 @@ def _search(
         return starts[0]
     view = distance_view(instance)
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
-    candidates = _candidates(instance, view, options, model, share)
+    candidates, penalties = _candidates(instance, view, options, model, share)
     local_search_deadline = deadline if options.time_limit is not None else math.inf
-    tours, lengths = improve_tours(view, starts, options.local_search, candidates, deadline=local_search_deadline)
+    tours, lengths = improve_tours(
+        view, starts, options.local_search, candidates, deadline=local_search_deadline, penalties=penalties
+    )
     best = tours[int(np.argmin(lengths))]
     report = None
     if on_search_progress is not None and budget >= PROGRESS_AFTER:
@@ -175,7 +177,14 @@ def _search(
             on_search_progress(instance, length, time.perf_counter() - began, budget)
 
     best, _ = iterated_local_search(
-        view, best, deadline, options.local_search, candidates, seed=options.decode.seed, on_progress=report
+        view,
+        best,
+        deadline,
+        options.local_search,
+        candidates,
+        seed=options.decode.seed,
+        on_progress=report,
+        penalties=penalties,
     )
     return best
 
@@ -238,10 +247,12 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     if options.decode.uses_network:  # how a rollout cut by a deadline is finished
         complete_nearest(view, starts[:1, :1])
     if options.local_search != "none":
-        candidates = _candidates(piece, view, options, model, seconds=0.001)
-        tours, _ = improve_tours(view, starts, options.local_search, candidates)
+        candidates, penalties = _candidates(piece, view, options, model, seconds=0.001)
+        tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
-        iterated_local_search(view, tours[0], deadline, options.local_search, candidates, seed=options.decode.seed)
+        iterated_local_search(
+            view, tours[0], deadline, options.local_search, candidates, seed=options.decode.seed, penalties=penalties
+        )
     return time.perf_counter() - started
 
 

@@ -56,13 +56,15 @@ def is_valid(state) -> bool:
     source=st.sampled_from([source for source in CANDIDATE_SOURCES if source != "model"]),
     k=st.integers(1, 8),
     seed=st.integers(0, 2**16),
+    penalised=st.booleans(),
 )
 def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
-    n: int, metric: str, source: str, k: int, seed: int
+    n: int, metric: str, source: str, k: int, seed: int, penalised: bool
 ) -> None:
     rng = np.random.default_rng(seed)
     view = coordinate_view(coordinates(rng, n, metric), metric)
-    space = make_space(view, candidate_lists(view, source, k, seconds=0.001))
+    penalties = rng.normal(0.0, 20.0, n) if penalised else None  # LK's gain criterion reckons with them
+    space = make_space(view, candidate_lists(view, source, k, seconds=0.001), penalties)
     state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
     length = tour_length(view.points, view.code, state.order)
     moves = {

@@ -298,10 +298,12 @@ def improve_tours(
     method: str,
     candidates: np.ndarray,
     deadline: float | None = None,
+    penalties: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Improve each of the tours (k, n) on its own to a local optimum; returns them and their lengths (k,).
 
-    `candidates` (n, k) are the partners each city's moves try (`amsolve.search.candidates`).
+    `candidates` (n, k) are the partners each city's moves try (`amsolve.search.candidates`), and
+    `penalties` (n,) the ascent's node penalties behind α-nearness candidates (`make_space`).
     `deadline` is a `time.perf_counter()` value: past it, tours are returned as they are (still
     permutations, never longer than given).
     """
@@ -309,7 +311,7 @@ def improve_tours(
     tours = check_permutations(tours, view.n)
     stop = math.inf if deadline is None else deadline
     if method != "none" and time.perf_counter() < stop:
-        space, scratch = make_space(view, candidates), new_scratch()
+        space, scratch = make_space(view, candidates, penalties), new_scratch()
         for row in tours:
             tour = new_tour(row)
             _local_search(space, tour, scratch, _method_code(method, view.n), stop)
@@ -328,6 +330,7 @@ def iterated_local_search(
     slack: tuple[float, float] = (SLACK_START, SLACK_END),
     kick_segment: int = KICK_SEGMENT,
     merge_every: int = MERGE_EVERY,
+    penalties: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Local search, then kicks each followed by local search until `deadline` (a `perf_counter` value).
 
@@ -335,14 +338,14 @@ def iterated_local_search(
     given. The result depends on `seed` and on how many kicks fit before the deadline.
     `on_progress` is called with the best length so far about every half second. `slack` (its start
     and end, in mean edges), `kick_segment` and `merge_every` are the kicks' parameters
-    (`SLACK_START`, `SLACK_END`, `KICK_SEGMENT`, `MERGE_EVERY`).
+    (`SLACK_START`, `SLACK_END`, `KICK_SEGMENT`, `MERGE_EVERY`); `penalties` as in `improve_tours`.
     """
     check_local_search(method)
     order = check_permutations(np.asarray(tour)[None], view.n)[0]
     if method == "none" or time.perf_counter() >= deadline:
         return order, tour_length(view.points, view.code, order)
     code = _method_code(method, view.n)
-    space, scratch, state = make_space(view, candidates), new_scratch(), new_tour(order, _KICK_JOURNAL)
+    space, scratch, state = make_space(view, candidates, penalties), new_scratch(), new_tour(order, _KICK_JOURNAL)
     _local_search(space, state, scratch, code, deadline)
     best = state.order.copy()
     if view.n >= MIN_KICK_CITIES:

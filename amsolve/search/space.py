@@ -1,4 +1,4 @@
-"""What every move reads of an instance: its distances, a rounding margin and the candidate lists."""
+"""What every move reads of an instance: its distances, a rounding margin, the candidate lists and node penalties."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ class Space(NamedTuple):
     tolerance: float  # a move must change the length by less than -tolerance to count
     candidates: np.ndarray  # (n, k) int64: each city's candidate partners, best first; -1 pads short rows
     candidate_lengths: np.ndarray  # (n, k) float64: d(i, candidates[i, m]), inf where padded
+    penalties: np.ndarray  # (n,) float64: node penalties π of the LK gain criterion (zeros: none)
 
 
 def move_tolerance(view: DistanceView) -> float:
@@ -32,9 +33,11 @@ def move_tolerance(view: DistanceView) -> float:
     return 0.0
 
 
-def make_space(view: DistanceView, candidates: np.ndarray) -> Space:
-    """The kernels' view of an instance with the given candidate lists (n, k)."""
+def make_space(view: DistanceView, candidates: np.ndarray, penalties: np.ndarray | None = None) -> Space:
+    """The kernels' view of an instance with the given candidate lists (n, k) and, for α-nearness
+    candidates, the ascent's node penalties (n,), which the LK steps' gain criterion uses."""
     candidates = np.ascontiguousarray(candidates, dtype=np.int64)
     lengths = dist_rows(view.points, view.code, np.maximum(candidates, 0))
     lengths[candidates < 0] = np.inf
-    return Space(view.points, view.code, move_tolerance(view), candidates, lengths)
+    penalties = np.zeros(view.n) if penalties is None else np.ascontiguousarray(penalties, dtype=np.float64)
+    return Space(view.points, view.code, move_tolerance(view), candidates, lengths, penalties)

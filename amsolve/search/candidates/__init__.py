@@ -36,12 +36,21 @@ def check_candidates(source: str, k: int | None) -> None:
 def candidate_lists(view: DistanceView, source: str, k: int | None = None, seconds: float = 0.0) -> np.ndarray:
     """Each city's k candidates from `source` (k None: DEFAULT_CANDIDATES); `seconds` bounds the
     Held–Karp ascent of `alpha` (the other sources take no time worth bounding)."""
+    return candidates_and_penalties(view, source, k, seconds)[0]
+
+
+def candidates_and_penalties(
+    view: DistanceView, source: str, k: int | None = None, seconds: float = 0.0
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """`candidate_lists`, with the node penalties π of the ascent behind `alpha` (None for the
+    other sources), which the search's gain criterion uses (`amsolve.search.space.make_space`)."""
     check_candidates(source, k)
     if source == "model":
         raise InputError("model candidates need the network: amsolve.decode.edge_scores.model_candidates")
     k = DEFAULT_CANDIDATES[source] if k is None else k
     if source == "alpha":
-        return alpha_candidates(view, k, seconds).candidates
+        result = alpha_candidates(view, k, seconds)
+        return result.candidates, result.penalties
     if source == "quadrant":
-        return quadrant_neighbours(view, k)
-    return nearest_neighbours(view, k)
+        return quadrant_neighbours(view, k), None
+    return nearest_neighbours(view, k), None

@@ -7,7 +7,12 @@ t5's tour edges (t5, t6), close with (t6, t1). Both ways of choosing t4 are sear
 neighbour that 2-opt would take (then the move is two 2-opt exchanges in a row) and the other one
 (then t5 lies between t2 and t3 and a segment moves elsewhere, either way round: the move 2-opt
 exchanges cannot make). G, the length removed minus the length added so far, must stay positive
-after every added edge (the gain criterion), which prunes almost every branch.
+after every added edge (the gain criterion), which prunes almost every branch. As in LKH, the
+criterion reckons lengths with the ascent's node penalties π (d(i, j) + π(i) + π(j), when the
+candidates are α-nearness): along an open path of removed and added edges the penalties of the
+inner cities cancel, so this is G + π(t1) − π(free end) after an added edge and G + π(t1) +
+π(free end) after a removed one. A closed move's gain is the same either way, and is computed on
+the true lengths.
 
 The first move found that closes the tour shorter than it was is made at once, and the step ends
 (first improvement); a 2-opt move that closes shorter is taken the same way. Otherwise the level
@@ -103,17 +108,18 @@ def _level(
     _OPEN_3OPT (value: G after the move); the move found is already made."""
     points, code, tol = space.points, space.code, space.tolerance
     order, pos = tour.order, tour.pos
-    candidates, lengths = space.candidates, space.candidate_lengths
+    candidates, lengths, penalties = space.candidates, space.candidate_lengths, space.penalties
+    p1 = penalties[t1]
     width = candidates.shape[1]
     direction = 1 if next_city(order, pos, t1, 1) == t2 else -1
     after_t2 = next_city(order, pos, t2, direction)
-    best_g4, b3, b4, b5, b6 = tol, -1, -1, -1, -1
+    best_g4, open_gain, b3, b4, b5, b6 = tol, 0.0, -1, -1, -1, -1  # best_g4 with π, open_gain without
     for k3 in range(width):
         t3 = candidates[t2, k3]
         if t3 < 0:
             break
         g1 = gain - lengths[t2, k3]
-        if g1 <= tol or t3 == t1 or t3 == after_t2:
+        if g1 + p1 - penalties[t3] <= tol or t3 == t1 or t3 == after_t2:
             continue
         for side3 in range(2):  # 0: t4 before t3 (2-opt closes), 1: t4 after t3
             t4 = next_city(order, pos, t3, -direction if side3 == 0 else direction)
@@ -131,7 +137,7 @@ def _level(
                 if t5 < 0:
                     break
                 g3 = g2 - lengths[t4, k5]
-                if g3 <= tol or t5 == t3 or t5 == beyond_t4 or t5 == t1:
+                if g3 + p1 - penalties[t5] <= tol or t5 == t3 or t5 == beyond_t4 or t5 == t1:
                     continue
                 if side3 == 0:
                     # The tour reads t1 t2..t4 t3..: t6 is t5's neighbour on the side of t4 once
@@ -152,12 +158,12 @@ def _level(
                     if closed > tol:
                         _make_3opt(tour, t1, t2, t3, t4, t5, t6, direction)
                         return _CLOSED_3OPT, t3, t4, t5, t6, closed
-                    if g4 > best_g4:
-                        best_g4, b3, b4, b5, b6 = g4, t3, t4, t5, t6
+                    if g4 + p1 + penalties[t6] > best_g4:
+                        best_g4, open_gain, b3, b4, b5, b6 = g4 + p1 + penalties[t6], g4, t3, t4, t5, t6
     if b3 < 0:
         return _NONE, -1, -1, -1, -1, 0.0
     _make_3opt(tour, t1, t2, b3, b4, b5, b6, direction)
-    return _OPEN_3OPT, b3, b4, b5, b6, best_g4
+    return _OPEN_3OPT, b3, b4, b5, b6, open_gain
 
 
 @njit(cache=True, inline="always")
