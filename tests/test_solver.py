@@ -89,3 +89,22 @@ def test_the_networks_candidates_drive_the_search(model_dir) -> None:
     assert sorted(solution.tour.tolist()) == list(range(40))
     assert solution.pipeline == "greedy-edge+lk@model5" and solution.model != ""
     assert solution.length <= start.length
+
+
+def test_a_stall_before_the_search_still_leaves_a_local_optimum(monkeypatch) -> None:
+    """The candidate lists take the whole budget (as a stall of the machine would): the first
+    descent still runs, a little past the deadline, instead of the start being returned as it is."""
+    import amsolve.solver as solver
+
+    real_candidates = solver._candidates
+
+    def stalled_candidates(instance, view, options, model, seconds):
+        result = real_candidates(instance, view, options, model, seconds)
+        time.sleep(0.06)
+        return result
+
+    instances = uniform(100, 2, seed=5)
+    start = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), local_search="none"))
+    monkeypatch.setattr(solver, "_candidates", stalled_candidates)
+    searched = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=0.05))
+    assert all(s.length < 0.97 * b.length for s, b in zip(searched, start, strict=True))
