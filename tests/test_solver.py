@@ -91,39 +91,22 @@ def test_the_networks_candidates_drive_the_search(model_dir) -> None:
     assert solution.length <= start.length
 
 
-def test_a_stall_before_the_search_still_leaves_a_local_optimum(monkeypatch) -> None:
-    """The candidate lists take the whole budget (as a stall of the machine would): the first
-    descent still runs, a little past the deadline, instead of the start being returned as it is."""
+@pytest.mark.parametrize("slowed", ["_starts", "_candidates"])
+def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, monkeypatch) -> None:
+    """The start's construction or the candidate lists take the whole time limit (as a slow
+    decoder or a stall of the machine would): the first descent still runs, a little past the
+    deadline, instead of the start being returned as it is."""
     import amsolve.solver as solver
 
-    real_candidates = solver._candidates
+    real = getattr(solver, slowed)
 
-    def stalled_candidates(instance, view, options, model, seconds):
-        result = real_candidates(instance, view, options, model, seconds)
+    def stalled(*args, **kwargs):
+        result = real(*args, **kwargs)
         time.sleep(0.06)
         return result
 
     instances = uniform(100, 2, seed=5)
     start = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), local_search="none"))
-    monkeypatch.setattr(solver, "_candidates", stalled_candidates)
-    searched = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=0.05))
-    assert all(s.length < 0.97 * b.length for s, b in zip(searched, start, strict=True))
-
-
-def test_a_start_that_takes_the_whole_budget_is_still_made_a_local_optimum(monkeypatch) -> None:
-    """The start's construction outlasts the time limit: the first descent still runs, within 2 %
-    of the limit past it, rather than the start being returned as it is."""
-    import amsolve.solver as solver
-
-    real_starts = solver._starts
-
-    def slow_starts(*args, **kwargs):
-        result = real_starts(*args, **kwargs)
-        time.sleep(0.06)
-        return result
-
-    instances = uniform(100, 2, seed=6)
-    start = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), local_search="none"))
-    monkeypatch.setattr(solver, "_starts", slow_starts)
+    monkeypatch.setattr(solver, slowed, stalled)
     searched = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=0.05))
     assert all(s.length < 0.97 * b.length for s, b in zip(searched, start, strict=True))
