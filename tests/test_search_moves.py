@@ -22,6 +22,7 @@ from amsolve.search.construct import CONSTRUCTIONS, complete_nearest, construct
 from amsolve.search.distances import DistanceView, coordinate_view, dist, tour_length
 from amsolve.search.kicks import long_edge_double_bridge, seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
+from amsolve.search.moves import kopt
 from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
@@ -66,21 +67,71 @@ def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
     penalties = rng.normal(0.0, 20.0, n) if penalised else None  # LK's gain criterion reckons with them
     space = make_space(view, candidate_lists(view, source, k, seconds=0.001), penalties)
     state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    scratch5 = kopt.new_scratch()
     length = tour_length(view.points, view.code, state.order)
     moves = {
         "2opt": lambda city: improve_2opt(space, state, active, city),
         "oropt": lambda city: improve_oropt(space, state, active, city),
         "lk": lambda city: improve_lk(space, state, active, scratch, city),
+        "kopt": lambda city: kopt.improve_kopt(space, state, active, scratch5, city),
         "bridge": lambda city: improve_bridge(space, state, active, city),
     }
     for _ in range(3 * n):
-        name = ("2opt", "oropt", "lk", "bridge")[int(rng.integers(4))]
+        name = list(moves)[int(rng.integers(len(moves)))]
         delta = moves[name](int(rng.integers(n)))
         assert delta <= 0.0
         assert is_valid(state)
         new_length = tour_length(view.points, view.code, state.order)
         assert new_length - length == pytest.approx(delta, abs=1e-9 * max(1.0, length))
         length = new_length
+
+
+def is_one_tour(edges: list[frozenset[int]], n: int) -> bool:
+    """Whether the n edges (a multiset) form a single cycle through all n cities."""
+    if any(len(edge) != 2 for edge in edges) or len(set(edges)) != n:
+        return False
+    neighbours: dict[int, list[int]] = {city: [] for city in range(n)}
+    for a, b in map(tuple, edges):
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    if any(len(near) != 2 for near in neighbours.values()):
+        return False
+    previous, city, seen = -1, 0, 0
+    while True:
+        previous, city = city, next(c for c in neighbours[city] if c != previous)
+        seen += 1
+        if city == 0:
+            return seen == n
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(6, 16), k=st.integers(2, 5), seed=st.integers(0, 2**16))
+def test_a_kopt_move_is_a_tour_exactly_when_its_walk_says_so_and_is_made_as_it_says(n: int, k: int, seed: int) -> None:
+    """Sequential moves of k random tour edges: the segment walk agrees with the edge sets, and a
+    move it accepts is made with exactly the edges it removes and adds."""
+    rng = np.random.default_rng(seed)
+    state = new_tour(rng.permutation(n), 4096)
+    t = np.zeros(2 * kopt.K + 1, dtype=np.int64)
+    removed: set[frozenset[int]] = set()
+    for i in range(1, k + 1):
+        while True:
+            a = int(rng.integers(n))
+            b = int(state.order[(state.pos[a] + rng.choice([1, -1])) % n])
+            if frozenset((a, b)) not in removed:
+                break
+        removed.add(frozenset((a, b)))
+        t[2 * i - 1], t[2 * i] = a, b
+    added = [frozenset((int(t[2 * i]), int(t[2 * i + 1]))) for i in range(1, k)] + [
+        frozenset((int(t[2 * k]), int(t[1])))
+    ]
+    expected = [edge for edge in tour_edges(state.order) if edge not in removed] + added
+    work = np.zeros(8 * kopt.K, dtype=np.int64)
+    feasible = kopt._walk(state.order, state.pos, t, k, work)
+    assert feasible == is_one_tour(expected, n)
+    if feasible:
+        kopt._make(state, k, work)
+        assert is_valid(state)
+        assert tour_edges(state.order) == set(expected)
 
 
 def cyclic_neighbours(order: np.ndarray) -> set[frozenset[int]]:

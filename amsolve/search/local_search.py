@@ -7,10 +7,12 @@ cities that found nothing. The methods:
 
 - "2opt": 2-opt moves over the candidate lists;
 - "2opt+oropt": 2-opt, then Or-opt (segments of 1–3 cities) at each city;
-- "lk": Lin–Kernighan steps (`amsolve.search.moves.lk`) and, where none improves, the
-  non-sequential move (`amsolve.search.moves.bridge`; its cycles joined by 3-opt moves too from
-  `JOIN3_MIN_CITIES`); Or-opt after them measured worse at equal time (0.241 against 0.220 % at
-  1,000 cities in 1 s), its segment moves being among LK's.
+- "lk": Lin–Kernighan steps and, where none improves, the non-sequential move
+  (`amsolve.search.moves.bridge`; its cycles joined by 3-opt moves too from `JOIN3_MIN_CITIES`);
+  Or-opt after them measured worse at equal time (0.241 against 0.220 % at 1,000 cities in 1 s),
+  its segment moves being among LK's. A tour's first descent takes steps with 5-opt basis moves
+  (`amsolve.search.moves.kopt`), the searches after kicks steps with 3-opt ones
+  (`amsolve.search.moves.lk`): see `FIRST_DESCENT_5OPT`.
 
 A move is made only when it shortens the tour: for integer distances its delta is an exact
 integer and must be < 0; for float distances it must be below minus a rounding margin
@@ -37,6 +39,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -48,8 +51,8 @@ from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
 from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, kick, seed_kicks
 from amsolve.search.merge import MergeWork, merge_tours, new_merge_work
+from amsolve.search.moves import kopt, lk
 from amsolve.search.moves.bridge import improve_bridge
-from amsolve.search.moves.lk import Scratch, improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
 from amsolve.search.space import Space, make_space
@@ -61,6 +64,31 @@ LOCAL_SEARCHES = ("none", "2opt", "2opt+oropt", "lk")
 _METHOD_CODES = {"2opt": 1, "2opt+oropt": 2, "lk": 3}
 _TWO_OPT_ONLY, _WITH_OROPT, _LK, _LK_JOIN3 = 1, 2, 3, 4
 """_LK_JOIN3 is "lk" whose non-sequential moves also join with 3-opt moves (`JOIN3_MIN_CITIES`)."""
+
+_FIVE_OPT = 8
+"""Added to an LK code: its steps take 5-opt basis moves instead of 3-opt ones."""
+
+FIRST_DESCENT_5OPT = True
+"""Whether a tour's first descent takes LK steps with 5-opt basis moves (the kicks' searches keep
+the 3-opt ones). Its descents are better (from greedy edge at 1,000 cities 0.36–0.39 % against
+0.60 % above the references) at about twice the time; kicks with it cost four times as much and
+did not pay. Side by side, one after the other on core 0 (`benchmarks/equal_time.py`), the default
+pipeline with it against without: 0.092 against 0.118 % on the six large TSPLIB instances in 10 s
+(2 seeds; 0.098 against 0.133 % in a run with one), level at 1,000 cities in 1 s (0.025 against
+0.023 %, 32 instances × 2 seeds) and at 100,000 cities (0.53 % above 0.7124·√(n·A) either way)."""
+
+
+class StepWork(NamedTuple):
+    """Work arrays of the Lin–Kernighan steps of both kinds, allocated once per search."""
+
+    three: lk.Scratch
+    five: kopt.Scratch
+
+
+def new_step_work() -> StepWork:
+    """Work arrays for `_examine`."""
+    return StepWork(lk.new_scratch(), kopt.new_scratch())
+
 
 JOIN3_MIN_CITIES = 300
 """Smallest tour whose LK search also joins a split's two cycles with 3-opt moves
@@ -151,6 +179,11 @@ def _method_code(method: str, n: int) -> int:
     return _LK_JOIN3 if code == _LK and n >= JOIN3_MIN_CITIES else code
 
 
+def _first_descent_code(code: int) -> int:
+    """The kernels' code for a tour's first descent with the method `code` (`FIRST_DESCENT_5OPT`)."""
+    return code | _FIVE_OPT if FIRST_DESCENT_5OPT and code >= _LK else code
+
+
 def check_local_search(method: str) -> None:
     """InputError naming the valid values unless `method` is one of LOCAL_SEARCHES."""
     if method not in LOCAL_SEARCHES:
@@ -158,12 +191,15 @@ def check_local_search(method: str) -> None:
 
 
 @njit(cache=True)
-def _examine(space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, city: int) -> float:
+def _examine(space: Space, tour: Tour, active: Active, work: StepWork, method: int, city: int) -> float:
     """Try the method's moves at `city`, first improvement; returns the change in length."""
     if method >= _LK:
-        delta = improve_lk(space, tour, active, scratch, city)
+        if method & _FIVE_OPT:
+            delta = kopt.improve_kopt(space, tour, active, work.five, city)
+        else:
+            delta = lk.improve_lk(space, tour, active, work.three, city)
         if delta == 0.0:
-            delta = improve_bridge(space, tour, active, city, method == _LK_JOIN3)
+            delta = improve_bridge(space, tour, active, city, method & ~_FIVE_OPT == _LK_JOIN3)
     else:
         delta = improve_2opt(space, tour, active, city)
     if delta == 0.0 and method == _WITH_OROPT:
@@ -173,7 +209,7 @@ def _examine(space: Space, tour: Tour, active: Active, scratch: Scratch, method:
 
 @njit(cache=True)
 def _drain(
-    space: Space, tour: Tour, active: Active, scratch: Scratch, method: int, deadline: float, keep_journal: bool
+    space: Space, tour: Tour, active: Active, work: StepWork, method: int, deadline: float, keep_journal: bool
 ) -> float:
     """Examine queued cities until none is left, the deadline (a `perf_counter` value) or the journal is full.
 
@@ -183,7 +219,7 @@ def _drain(
     total = 0.0
     examined = 0
     while size(active) and not journal_full(tour):
-        total += _examine(space, tour, active, scratch, method, pop(active))
+        total += _examine(space, tour, active, work, method, pop(active))
         examined += 1
         if not keep_journal:
             commit(tour)
@@ -192,7 +228,7 @@ def _drain(
     return total
 
 
-def _local_search(space: Space, tour: Tour, scratch: Scratch, method: int, deadline: float) -> float:
+def _local_search(space: Space, tour: Tour, work: StepWork, method: int, deadline: float) -> float:
     """Improve `tour` until a pass over all cities finds no move, or the deadline; returns the change in length.
 
     Don't-look bits are a heuristic (a move can create an improving move at a city whose own edges
@@ -202,7 +238,7 @@ def _local_search(space: Space, tour: Tour, scratch: Scratch, method: int, deadl
     total = 0.0
     while True:
         push_all(active, tour.order)
-        gain = _drain(space, tour, active, scratch, method, deadline, False)
+        gain = _drain(space, tour, active, work, method, deadline, False)
         total += gain
         if gain == 0.0 or size(active):  # nothing gained in a whole round, or stopped by the deadline
             return total
@@ -220,7 +256,7 @@ def _kicks(
     space: Space,
     tour: Tour,
     active: Active,
-    scratch: Scratch,
+    work: StepWork,
     method: int,
     until: float,
     schedule: np.ndarray,
@@ -252,7 +288,7 @@ def _kicks(
     while True:
         commit(tour)
         delta = kick(space, tour, active, kick_segment, kicks)
-        delta += _drain(space, tour, active, scratch, method, until, True)
+        delta += _drain(space, tour, active, work, method, until, True)
         while size(active):  # a search cut short leaves cities queued
             pop(active)
         kicks += 1
@@ -311,10 +347,10 @@ def improve_tours(
     tours = check_permutations(tours, view.n)
     stop = math.inf if deadline is None else deadline
     if method != "none" and time.perf_counter() < stop:
-        space, scratch = make_space(view, candidates, penalties), new_scratch()
+        space, work = make_space(view, candidates, penalties), new_step_work()
         for row in tours:
             tour = new_tour(row)
-            _local_search(space, tour, scratch, _method_code(method, view.n), stop)
+            _local_search(space, tour, work, _first_descent_code(_method_code(method, view.n)), stop)
             row[:] = tour.order
     return tours, np.array([tour_length(view.points, view.code, row) for row in tours])
 
@@ -345,8 +381,8 @@ def iterated_local_search(
     if method == "none" or time.perf_counter() >= deadline:
         return order, tour_length(view.points, view.code, order)
     code = _method_code(method, view.n)
-    space, scratch, state = make_space(view, candidates, penalties), new_scratch(), new_tour(order, _KICK_JOURNAL)
-    _local_search(space, state, scratch, code, deadline)
+    space, work, state = make_space(view, candidates, penalties), new_step_work(), new_tour(order, _KICK_JOURNAL)
+    _local_search(space, state, work, _first_descent_code(code), deadline)
     best = state.order.copy()
     if view.n >= MIN_KICK_CITIES:
         length = tour_length(view.points, view.code, state.order)
@@ -361,7 +397,7 @@ def iterated_local_search(
                 space,
                 state,
                 active,
-                scratch,
+                work,
                 code,
                 until,
                 schedule,

@@ -24,7 +24,7 @@ Moves are made on the tour arrays (`amsolve.search.tour`: reversals of the short
 journaled), so every question about the tour (which city follows which, whether one lies between
 two others) is answered in O(1), and taking a step back replays the journal to a mark.
 
-The small helpers on the hot path (`next_city`, `_between`, `dist`, the journal's) are inlined at
+The small helpers on the hot path (`next_city`, `between`, `dist`, the journal's) are inlined at
 numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM,
 and with them inlined the hot loop makes no function calls and no reference counting of arrays.
 """
@@ -62,7 +62,7 @@ def new_scratch() -> Scratch:
 
 
 @njit(cache=True, inline="always")
-def _between(pos: np.ndarray, direction: int, a: int, b: int, c: int) -> bool:
+def between(pos: np.ndarray, direction: int, a: int, b: int, c: int) -> bool:
     """Whether b lies on the way from a to c (both included) walking in `direction`."""
     if direction < 0:
         a, c = c, a
@@ -73,7 +73,7 @@ def _between(pos: np.ndarray, direction: int, a: int, b: int, c: int) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _was_added(added: np.ndarray, count: int, a: int, b: int) -> bool:
+def was_added(added: np.ndarray, count: int, a: int, b: int) -> bool:
     """Whether edge (a, b) is among the first `count` edges added in this step."""
     for i in range(count):
         x, y = added[i, 0], added[i, 1]
@@ -123,7 +123,7 @@ def _level(
             continue
         for side3 in range(2):  # 0: t4 before t3 (2-opt closes), 1: t4 after t3
             t4 = next_city(order, pos, t3, -direction if side3 == 0 else direction)
-            if t4 == t1 or _was_added(added, n_added, t3, t4):
+            if t4 == t1 or was_added(added, n_added, t3, t4):
                 continue
             g2 = g1 + dist(points, code, t3, t4)
             if side3 == 0:
@@ -143,15 +143,15 @@ def _level(
                     # The tour reads t1 t2..t4 t3..: t6 is t5's neighbour on the side of t4 once
                     # t2..t4 is reversed, so one choice only.
                     last_side = 1
-                    t5_side = -direction if _between(pos, direction, t3, t5, t1) else direction
+                    t5_side = -direction if between(pos, direction, t3, t5, t1) else direction
                 else:
-                    if not _between(pos, direction, t2, t5, t3):
+                    if not between(pos, direction, t2, t5, t3):
                         continue
                     last_side = 2
                     t5_side = direction
                 for side5 in range(last_side):
                     t6 = next_city(order, pos, t5, t5_side if side5 == 0 else -t5_side)
-                    if t6 == t1 or t6 == t4 or _was_added(added, n_added, t5, t6):
+                    if t6 == t1 or t6 == t4 or was_added(added, n_added, t5, t6):
                         continue
                     g4 = g3 + dist(points, code, t5, t6)
                     closed = g4 - dist(points, code, t6, t1)
