@@ -74,8 +74,9 @@ the 3-opt ones). Its descents are better (from greedy edge at 1,000 cities 0.36�
 0.60 % above the references) at about twice the time; kicks with it cost four times as much and
 did not pay. Side by side, one after the other on core 0 (`benchmarks/equal_time.py`), the default
 pipeline with it against without: 0.092 against 0.118 % on the six large TSPLIB instances in 10 s
-(2 seeds; 0.098 against 0.133 % in a run with one), level at 1,000 cities in 1 s (0.025 against
-0.023 %, 32 instances × 2 seeds) and at 100,000 cities (0.53 % above 0.7124·√(n·A) either way)."""
+(2 seeds; 0.098 against 0.133 % in a run with one) and 0.062 against 0.076 % in 60 s (one seed),
+level at 1,000 cities in 1 s (0.025 against 0.023 %, 32 instances × 2 seeds) and at 100,000
+cities (0.53 % above 0.7124·√(n·A) either way)."""
 
 
 class StepWork(NamedTuple):
