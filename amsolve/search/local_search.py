@@ -12,7 +12,7 @@ cities that found nothing. The methods:
   Or-opt after them measured worse at equal time (0.241 against 0.220 % at 1,000 cities in 1 s),
   its segment moves being among LK's. A tour's first descent takes steps with 5-opt basis moves
   (`amsolve.search.moves.kopt`), the searches after kicks steps with 3-opt ones
-  (`amsolve.search.moves.lk`): see `FIRST_DESCENT_5OPT`.
+  (`amsolve.search.moves.lk`): see `_FIVE_OPT`.
 
 A move is made only when it shortens the tour: for integer distances its delta is an exact
 integer and must be < 0; for float distances it must be below minus a rounding margin
@@ -66,12 +66,10 @@ _TWO_OPT_ONLY, _WITH_OROPT, _LK, _LK_JOIN3 = 1, 2, 3, 4
 """_LK_JOIN3 is "lk" whose non-sequential moves also join with 3-opt moves (`JOIN3_MIN_CITIES`)."""
 
 _FIVE_OPT = 8
-"""Added to an LK code: its steps take 5-opt basis moves instead of 3-opt ones."""
-
-FIRST_DESCENT_5OPT = True
-"""Whether a tour's first descent takes LK steps with 5-opt basis moves (the kicks' searches keep
-the 3-opt ones). Its descents are better (from greedy edge at 1,000 cities 0.36–0.39 % against
-0.60 % above the references) at about twice the time; kicks with it cost four times as much and
+"""Added to an LK code: its steps take 5-opt basis moves instead of 3-opt ones, as in a tour's first
+descent (`_first_descent_code`; the kicks' searches keep the 3-opt ones). Its descents are
+better (from greedy edge at 1,000 cities 0.36–0.39 % against 0.60 % above the references) at
+about twice the time; kicks with it cost four times as much and
 did not pay. Side by side, one after the other on core 0 (`benchmarks/equal_time.py`), the default
 pipeline with it against without: 0.092 against 0.118 % on the six large TSPLIB instances in 10 s
 (2 seeds; 0.098 against 0.133 % in a run with one) and 0.062 against 0.076 % in 60 s (one seed),
@@ -181,8 +179,9 @@ def _method_code(method: str, n: int) -> int:
 
 
 def _first_descent_code(code: int) -> int:
-    """The kernels' code for a tour's first descent with the method `code` (`FIRST_DESCENT_5OPT`)."""
-    return code | _FIVE_OPT if FIRST_DESCENT_5OPT and code >= _LK else code
+    """The kernels' code for a tour's first descent with the method `code`: LK with 5-opt basis
+    moves (`_FIVE_OPT`), the other methods as they are."""
+    return code | _FIVE_OPT if code >= _LK else code
 
 
 def check_local_search(method: str) -> None:
