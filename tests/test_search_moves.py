@@ -264,13 +264,14 @@ def brute_force_alpha(matrix: np.ndarray, special: int) -> np.ndarray:
     return alpha
 
 
+@pytest.mark.parametrize("dense", [True, False], ids=["complete-graph-path", "sparse-graph-path"])
 @pytest.mark.parametrize("seed", range(6))
-def test_alpha_nearness_equals_brute_force(seed: int) -> None:
+def test_alpha_nearness_equals_brute_force(seed: int, dense: bool) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 11))
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     pi = rng.normal(0.0, 0.05, n) if seed % 2 else np.zeros(n)
-    graph, work = _build_graph(view), _Work.new(n)
+    graph, work = _build_graph(view)._replace(dense=dense), _Work.new(n)  # the complete graph either way
     _one_tree(graph, pi, work)
     computed = np.zeros((n, n))
     for i in range(n):

@@ -25,6 +25,7 @@ from numba import njit
 
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours
+from amsolve.search.clock import now
 from amsolve.search.construct import construct, union_find_root
 from amsolve.search.distances import PLANAR_CODES, DistanceView, dist, tour_length
 
@@ -82,14 +83,12 @@ def alpha_candidates(
     if pi.shape != (n,) or not np.isfinite(pi).all():
         raise InputError(f"penalties must be {n} finite numbers")
     work = _Work.new(n)
-    started = time.perf_counter()
+    deadline = time.perf_counter() + seconds
     bound = _one_tree(graph, pi, work)
     iterations = 1
     if seconds > 0:
-        per_tree = max(time.perf_counter() - started, 1e-7)
-        budget = int(seconds / per_tree)
         upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
-        bound, made = _ascent(graph, pi, work, max(budget - 1, 0), upper)
+        bound, made = _ascent(graph, pi, work, deadline, upper)
         iterations += made
     candidates = _rank(graph, pi, work, k)
     return AlphaResult(candidates, pi, bound, iterations)
@@ -130,8 +129,7 @@ def _build_graph(view: DistanceView) -> _Graph:
     """The complete graph for small instances, else nearest and quadrant neighbours, made connected."""
     n = view.n
     if n <= dense_graph_limit(view.code):
-        indptr = np.arange(0, n * n, n - 1, dtype=np.int64)[: n + 1]
-        others = np.tile(np.arange(n, dtype=np.int64), (n, 1))[~np.eye(n, dtype=bool)]  # row i: all but i
+        indptr, others = _complete_rows(n)
         return _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
     if view.code in PLANAR_CODES:
         neighbours = np.concatenate(
@@ -141,6 +139,17 @@ def _build_graph(view: DistanceView) -> _Graph:
         neighbours = nearest_neighbours(view, GRAPH_NEAREST)
     indptr, indices = _symmetric_rows(neighbours, _component_links(neighbours))
     return _Graph(indptr, indices, _edge_lengths(view.points, view.code, indptr, indices), False)
+
+
+@njit(cache=True)
+def _complete_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Compressed rows of the complete graph on n cities: row i lists every city but i, in order."""
+    indptr = np.arange(0, n * (n - 1) + 1, n - 1)
+    indices = np.empty(n * (n - 1), dtype=np.int64)
+    for i in range(n):
+        for j in range(n - 1):
+            indices[indptr[i] + j] = j if j < i else j + 1
+    return indptr, indices
 
 
 @njit(cache=True)
@@ -255,9 +264,49 @@ def _pop_min(work: _Work, size: int) -> int:
 
 
 @njit(cache=True)
-def _spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
-    """Prim's minimum spanning tree from city 0 under π; returns its weight."""
+def _dense_spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
+    """`_spanning_tree` on the complete graph: O(n^2) without a heap, each step scanning only the
+    cities still outside the tree (`work.heap` holds them), updating their keys and finding the
+    cheapest in one pass."""
     n = pi.shape[0]
+    indptr, lengths = graph.indptr, graph.lengths
+    key, parent, outside = work.key, work.parent, work.heap
+    key[:] = _INFINITY
+    parent[:] = -1
+    for j in range(n):
+        outside[j] = j
+    left = n - 1
+    outside[0] = n - 1  # city 0 is the root
+    city, total = 0, 0.0
+    key[0] = 0.0
+    for m in range(n):
+        work.order[m] = city
+        work.parent_weight[city] = key[city]
+        total += key[city]
+        row, own = indptr[city], pi[city]
+        best, slot = _INFINITY, -1
+        for t in range(left):
+            j = outside[t]
+            w = lengths[row + (j - 1 if j > city else j)] + own + pi[j]  # row `city` lists all cities but itself
+            if w < key[j]:
+                key[j] = w
+                parent[j] = city
+            if key[j] < best:
+                best, slot = key[j], t
+        if slot < 0:
+            break
+        city = outside[slot]
+        left -= 1
+        outside[slot] = outside[left]
+    return total
+
+
+@njit(cache=True)
+def _spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
+    """Prim's minimum spanning tree from city 0 under π, with a binary heap (`_dense_spanning_tree`
+    on the complete graph); returns its weight."""
+    if graph.dense:
+        return _dense_spanning_tree(graph, pi, work)
     indptr, indices, lengths = graph.indptr, graph.indices, graph.lengths
     key, where, parent = work.key, work.where, work.parent
     key[:] = _INFINITY
@@ -265,29 +314,6 @@ def _spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
     parent[:] = -1
     key[0] = 0.0
     total = 0.0
-    if graph.dense:  # O(n^2) without a heap: every city is a neighbour
-        in_tree = where
-        city = 0
-        for m in range(n):
-            in_tree[city] = -2
-            work.order[m] = city
-            total += key[city] if m > 0 else 0.0
-            work.parent_weight[city] = key[city]
-            best, next_city = _INFINITY, -1
-            for e in range(indptr[city], indptr[city + 1]):
-                j = indices[e]
-                if in_tree[j] != -2:
-                    w = lengths[e] + pi[city] + pi[j]
-                    if w < key[j]:
-                        key[j] = w
-                        parent[j] = city
-            for j in range(n):
-                if in_tree[j] != -2 and key[j] < best:
-                    best, next_city = key[j], j
-            city = next_city
-            if city < 0:
-                break
-        return total
     size = 1
     work.heap[0] = 0
     where[0] = 0
@@ -357,9 +383,10 @@ def _one_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
 
 
 @njit(cache=True)
-def _ascent(graph: _Graph, pi: np.ndarray, work: _Work, max_trees: int, upper_bound: float) -> tuple[float, int]:
-    """Held–Karp subgradient ascent on π, at most `max_trees` 1-trees; `pi` ends at the best
-    penalties found, `work` holding their 1-tree. Returns the best bound and the trees computed.
+def _ascent(graph: _Graph, pi: np.ndarray, work: _Work, deadline: float, upper_bound: float) -> tuple[float, int]:
+    """Held–Karp subgradient ascent on π until `deadline` (a `perf_counter` value; one 1-tree at
+    least); `pi` ends at the best penalties found, `work` holding their 1-tree. Returns the best
+    bound and the trees computed.
 
     Polyak's step, λ (upper bound − bound) / ‖subgradient‖², λ from 2 and halved after
     `ASCENT_PATIENCE` trees without a better bound; each move follows 0.7 of the subgradient and
@@ -376,7 +403,7 @@ def _ascent(graph: _Graph, pi: np.ndarray, work: _Work, max_trees: int, upper_bo
     subgradient = (work.degree - 2).astype(np.float64)
     last = subgradient.copy()
     scale, stale = 2.0, 0
-    while trees < max_trees and scale > 1e-5:
+    while scale > 1e-5 and now() < deadline:  # a look at the clock costs a few % of a 100-city tree
         norm = (subgradient * subgradient).sum()
         if norm == 0:  # the 1-tree is a tour, an optimal one
             break
@@ -451,28 +478,56 @@ def _heaviest_on_path(up: np.ndarray, top: np.ndarray, depth: np.ndarray, a: int
 
 
 @njit(cache=True)
+def _heaviest_from(work: _Work, i: int, heaviest: np.ndarray, mark: np.ndarray) -> None:
+    """heaviest[j] = the heaviest tree edge between i and j, for every city j, in O(n) (Helsgaun's
+    scheme): up the tree from i first, then every other city after its parent. `mark` (n,) must
+    not hold i on entry and holds it at i's ancestors on return."""
+    parent, weight = work.parent, work.parent_weight
+    heaviest[i] = -_INFINITY
+    mark[i] = i
+    v = i
+    while parent[v] >= 0:
+        heaviest[parent[v]] = max(heaviest[v], weight[v])
+        mark[parent[v]] = i
+        v = parent[v]
+    for m in range(parent.shape[0]):
+        j = work.order[m]
+        if mark[j] != i:
+            heaviest[j] = max(heaviest[parent[j]], weight[j])
+
+
+@njit(cache=True)
 def alpha_values(graph: _Graph, pi: np.ndarray, work: _Work) -> np.ndarray:
-    """α of every graph entry (same layout as graph.indices), for the 1-tree in `work`."""
+    """α of every graph entry (same layout as graph.indices), for the 1-tree in `work`.
+
+    The heaviest tree edge between two cities comes from `_heaviest_from` on the complete graph
+    (O(n^2) in all), from ancestor tables on a sparse one (O(log n) an edge)."""
     n = pi.shape[0]
+    indptr, indices, lengths, parent = graph.indptr, graph.indices, graph.lengths, work.parent
+    special, partner = work.special[0], work.special[1]
+    longer = _INFINITY  # the special node's longer 1-tree edge, to its partner
+    for f in range(indptr[special], indptr[special + 1]):
+        if indices[f] == partner:
+            longer = lengths[f] + pi[special] + pi[partner]
+    heaviest, mark = np.empty(n), np.full(n, -1, dtype=np.int64)
     levels = 1
     while (1 << levels) < n:
         levels += 1
-    up, top, depth = _lifting(work, levels)
-    special, partner = work.special[0], work.special[1]
-    longer = _INFINITY  # the special node's longer 1-tree edge, to its partner
-    for f in range(graph.indptr[special], graph.indptr[special + 1]):
-        if graph.indices[f] == partner:
-            longer = graph.lengths[f] + pi[special] + pi[partner]
-    alpha = np.empty(graph.indices.shape[0])
+    up, top, depth = _lifting(work, 1 if graph.dense else levels)
+    alpha = np.empty(indices.shape[0])
     for i in range(n):
-        for e in range(graph.indptr[i], graph.indptr[i + 1]):
-            j = graph.indices[e]
-            w = graph.lengths[e] + pi[i] + pi[j]
-            if work.parent[i] == j or work.parent[j] == i:
+        if graph.dense:
+            _heaviest_from(work, i, heaviest, mark)
+        for e in range(indptr[i], indptr[i + 1]):
+            j = indices[e]
+            w = lengths[e] + pi[i] + pi[j]
+            if parent[i] == j or parent[j] == i:
                 alpha[e] = 0.0
             elif i == special or j == special:
                 other = j if i == special else i
                 alpha[e] = 0.0 if other == partner else max(0.0, w - longer)
+            elif graph.dense:
+                alpha[e] = max(0.0, w - heaviest[j])
             else:
                 alpha[e] = max(0.0, w - _heaviest_on_path(up, top, depth, i, j))
     return alpha
