@@ -6,9 +6,11 @@ convenience for Python callers.
 
 from __future__ import annotations
 
+import gc
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
@@ -291,17 +293,31 @@ def solve_instances(
     if instances:
         warm_up(instances[0], options, models)
     solutions: dict[int, Solution] = {}
-    for n, indices in by_size.items():
-        model_name, model = _model_for(n, options, models)
-        for begin in range(0, len(indices), batch_size):
-            chunk = indices[begin : begin + batch_size]
-            batch = [instances[i] for i in chunk]
-            for index, solution in zip(
-                chunk, _solve_batch(batch, model_name, model, options, device, on_search_progress), strict=True
-            ):
-                solutions[index] = solution
-            on_progress(len(chunk))
+    with _collector_frozen():
+        for n, indices in by_size.items():
+            model_name, model = _model_for(n, options, models)
+            for begin in range(0, len(indices), batch_size):
+                chunk = indices[begin : begin + batch_size]
+                batch = [instances[i] for i in chunk]
+                for index, solution in zip(
+                    chunk, _solve_batch(batch, model_name, model, options, device, on_search_progress), strict=True
+                ):
+                    solutions[index] = solution
+                on_progress(len(chunk))
     return [solutions[index] for index in range(len(instances))]
+
+
+@contextmanager
+def _collector_frozen() -> Iterator[None]:
+    """Leave the objects that exist now out of Python's cyclic garbage collections until the block
+    ends (`gc.freeze`). With torch and numba loaded a process holds about a million objects; a
+    full collection over them stopped a search for up to 105 ms, and collections of the middle
+    generation for about 3 ms, several times in 512 solves of 20 ms each."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def as_instance(problem: Instance | np.ndarray | Sequence[Sequence[float]]) -> Instance:

@@ -41,6 +41,25 @@ def test_the_search_shortens_every_start() -> None:
         assert all(s.length < b.length for s, b in zip(searched, bare, strict=True))
 
 
+def test_old_objects_are_left_out_of_garbage_collections_only_while_solving() -> None:
+    import gc
+
+    frozen_while_solving: list[int] = []
+    options = SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=0.01)
+    solve_instances(
+        uniform(30, 2), options, on_progress=lambda done: frozen_while_solving.append(gc.get_freeze_count())
+    )
+    assert len(frozen_while_solving) == 2 and min(frozen_while_solving) > 0
+    assert gc.get_freeze_count() == 0
+
+    def fail(done: int) -> None:
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError):
+        solve_instances(uniform(30, 1), options, on_progress=fail)
+    assert gc.get_freeze_count() == 0
+
+
 def test_a_slow_decoder_keeps_the_time_limit(model_dir, monkeypatch) -> None:
     """Each rollout chunk sleeps 20 ms: decoding must size itself to its share of the budget, and
     the first instance must not pay the one-time costs inside its budget."""
