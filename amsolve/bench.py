@@ -260,9 +260,7 @@ def run_bench(
         for dataset in datasets:
             solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress, models=models)
             seconds = sum(solution.seconds for solution in solutions)  # one-time costs (warm-up) excluded
-            row = bench_row(
-                dataset, solutions, seconds, pipeline.label(), pipeline.batch_size, device, pipeline.uses_network
-            )
+            row = bench_row(dataset, solutions, seconds, pipeline.label(), pipeline.batch_size, device, pipeline.neural)
             pipeline_rows.append(row)
         rows += pipeline_rows
         tsplib_rows = [row for row, dataset in zip(pipeline_rows, datasets, strict=True) if dataset.tsplib]

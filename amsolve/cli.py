@@ -39,7 +39,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 CandidatesOption = Annotated[
     str,
     typer.Option(
-        help="Candidate lists of the search: alpha (α-nearness, as LKH), nearest, quadrant (nearest per quadrant) "
+        help="Candidate lists of the search: alpha (α-nearness, as LKH), alphanet (α-nearness whose ascent "
+        "starts from penalties a small network predicts), nearest, quadrant (nearest per quadrant) "
         "or model (the network's edge scores)."
     ),
 ]

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -21,11 +22,12 @@ from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
 from amsolve.errors import InputError
 from amsolve.model.network import AttentionModel
-from amsolve.model.registry import load_model, nearest_model
+from amsolve.model.penalties import PenaltyNet, load_penalty_net, predict_penalties
+from amsolve.model.registry import load_model, models_root, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
 from amsolve.search.candidates import DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
-from amsolve.search.candidates.alpha import dense_graph_limit
+from amsolve.search.candidates.alpha import alpha_candidates, dense_graph_limit
 from amsolve.search.construct import complete_nearest, construct
 from amsolve.search.distances import DistanceView, distance_view
 
@@ -55,6 +57,9 @@ PROGRESS_AFTER = 3.0
 WARM_UP_CITIES = 16
 """Cities of the piece of the first instance solved, untimed, before any clock starts (more when
 the instance is large enough for the candidate lists' sparse graph, so that its code runs too)."""
+
+PENALTY_MODEL = "penalties"
+"""The shipped penalty network's directory under `models/` (`alphanet` candidates)."""
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,18 @@ class SolveOptions:
 
     @property
     def uses_network(self) -> bool:
-        """Whether the network decodes the start or scores the candidate edges."""
+        """Whether the attention model decodes the start or scores the candidate edges."""
         return self.decode.uses_network or (self.local_search != "none" and self.candidates == "model")
+
+    @property
+    def uses_penalty_network(self) -> bool:
+        """Whether the penalty network starts the ascent behind the candidate lists (`alphanet`)."""
+        return self.local_search != "none" and self.candidates == "alphanet"
+
+    @property
+    def neural(self) -> bool:
+        """Whether any network takes part: the attention model or the penalty network."""
+        return self.uses_network or self.uses_penalty_network
 
     def label(self, n: int | None = None) -> str:
         """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alpha8`."""
@@ -130,6 +145,13 @@ class ModelCache:
     def __init__(self, name: str | None, device: torch.device) -> None:
         self.name, self.device = name, device
         self.loaded: dict[str, AttentionModel] = {}
+        self.penalty_net: PenaltyNet | None = None
+
+    def penalties(self) -> PenaltyNet:
+        """The shipped penalty network (`models/penalties`)."""
+        if self.penalty_net is None:
+            self.penalty_net = load_penalty_net(models_root() / PENALTY_MODEL)
+        return self.penalty_net
 
     def for_size(self, n: int) -> tuple[str, AttentionModel]:
         """The model for instances of `n` cities, and its name."""
@@ -143,16 +165,32 @@ SearchProgress = Callable[[Instance, float, float, float], None]
 """Called during a long search with the instance, best length so far, seconds elapsed and budget."""
 
 
+class Networks(NamedTuple):
+    """The networks a pipeline uses on instances of one size, and how results name them."""
+
+    name: str  # "" when none is used
+    model: AttentionModel | None  # decodes the start or scores the candidate edges
+    penalty_net: PenaltyNet | None  # starts the ascent behind `alphanet` candidates
+
+
 def _candidates(
-    instance: Instance, view: DistanceView, options: SolveOptions, model: AttentionModel | None, seconds: float
+    instance: Instance, view: DistanceView, options: SolveOptions, networks: Networks, seconds: float
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The candidate lists of `options` for the instance, whose distances `view` holds (the
     network's when `candidates` is model), made in about `seconds` when there is a time limit (the
-    network's scoring then stops there), and the node penalties behind them (alpha only)."""
+    network's scoring then stops there), and the node penalties behind them (alpha, and alphanet,
+    whose ascent starts from the penalty network's prediction, made within the same seconds)."""
+    if options.candidates == "alphanet":
+        started = time.perf_counter()
+        predicted = predict_penalties(networks.penalty_net, view)
+        k = options.candidates_k or DEFAULT_CANDIDATES["alphanet"]
+        left = max(0.0, seconds - (time.perf_counter() - started))
+        result = alpha_candidates(view, k, left, penalties=predicted)
+        return result.candidates, result.penalties
     if options.candidates == "model":
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
         deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
-        return model_candidates(model, instance.normalized_coords(), view, k, deadline), None
+        return model_candidates(networks.model, instance.normalized_coords(), view, k, deadline), None
     return candidates_and_penalties(view, options.candidates, options.candidates_k, seconds=seconds)
 
 
@@ -160,7 +198,7 @@ def _search(
     instance: Instance,
     starts: np.ndarray,
     options: SolveOptions,
-    model: AttentionModel | None,
+    networks: Networks,
     began: float,
     budget: float,
     on_search_progress: SearchProgress | None,
@@ -172,7 +210,7 @@ def _search(
         return starts[0]
     view = distance_view(instance)
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
-    candidates, penalties = _candidates(instance, view, options, model, share)
+    candidates, penalties = _candidates(instance, view, options, networks, share)
     local_search_deadline = math.inf
     if options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
@@ -222,24 +260,23 @@ def _starts(
 
 def _solve_batch(
     instances: Sequence[Instance],
-    model_name: str,
-    model: AttentionModel | None,
+    networks: Networks,
     options: SolveOptions,
     device: torch.device,
     on_search_progress: SearchProgress | None,
 ) -> list[Solution]:
     """Starts for instances of one size together, then the search of each on its own metric."""
     started = time.perf_counter()
-    starts = _starts(instances, options, model, device)
+    starts = _starts(instances, options, networks.model, device)
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
     for instance, tours in zip(instances, starts, strict=True):
         began = time.perf_counter()
         budget = _search_budget(instance.n, options, decoded_seconds)
-        tour = instance.validate_tour(_search(instance, tours, options, model, began, budget, on_search_progress))
+        tour = instance.validate_tour(_search(instance, tours, options, networks, began, budget, on_search_progress))
         seconds = decoded_seconds + time.perf_counter() - began
         solutions.append(
-            Solution(instance, tour, instance.tour_length(tour), options.label(instance.n), model_name, seconds)
+            Solution(instance, tour, instance.tour_length(tour), options.label(instance.n), networks.name, seconds)
         )
     return solutions
 
@@ -251,13 +288,13 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     started = time.perf_counter()
     dense_limit = dense_graph_limit(distance_view(instance).code)
     piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
-    _, model = _model_for(piece.n, options, models)
-    starts = _starts([piece], replace(options, time_limit=None), model, models.device)[0]
+    networks = _networks_for(piece.n, options, models)
+    starts = _starts([piece], replace(options, time_limit=None), networks.model, models.device)[0]
     view = distance_view(piece)
     if options.decode.uses_network:  # how a rollout cut by a deadline is finished
         complete_nearest(view, starts[:1, :1])
     if options.local_search != "none":
-        candidates, penalties = _candidates(piece, view, options, model, seconds=0.001)
+        candidates, penalties = _candidates(piece, view, options, networks, seconds=0.001)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(
@@ -266,9 +303,13 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     return time.perf_counter() - started
 
 
-def _model_for(n: int, options: SolveOptions, models: ModelCache) -> tuple[str, AttentionModel | None]:
-    """The model to decode instances of n cities with, or ("", None) when the start needs none."""
-    return models.for_size(n) if options.uses_network else ("", None)
+def _networks_for(n: int, options: SolveOptions, models: ModelCache) -> Networks:
+    """The networks `options` use on instances of n cities."""
+    name, model = models.for_size(n) if options.uses_network else ("", None)
+    penalty_net = models.penalties() if options.uses_penalty_network else None
+    if penalty_net is not None:
+        name = f"{name}+{PENALTY_MODEL}" if name else PENALTY_MODEL
+    return Networks(name, model, penalty_net)
 
 
 def solve_instances(
@@ -295,12 +336,12 @@ def solve_instances(
     solutions: dict[int, Solution] = {}
     with _collector_frozen():
         for n, indices in by_size.items():
-            model_name, model = _model_for(n, options, models)
+            networks = _networks_for(n, options, models)
             for begin in range(0, len(indices), batch_size):
                 chunk = indices[begin : begin + batch_size]
                 batch = [instances[i] for i in chunk]
                 for index, solution in zip(
-                    chunk, _solve_batch(batch, model_name, model, options, device, on_search_progress), strict=True
+                    chunk, _solve_batch(batch, networks, options, device, on_search_progress), strict=True
                 ):
                     solutions[index] = solution
                 on_progress(len(chunk))

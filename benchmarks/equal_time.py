@@ -202,7 +202,7 @@ def main() -> None:
         for budget in map(float, args.budgets.split(",")):
             rows: list[list[Result]] = []
             for pipeline in args.pipelines.split(",") if "amsolve" in solvers else []:
-                neural = parse_pipeline(pipeline, SolveOptions()).uses_network
+                neural = parse_pipeline(pipeline, SolveOptions()).neural
                 rows.append(
                     [
                         Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural, seed)

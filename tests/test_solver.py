@@ -24,13 +24,14 @@ def uniform(n: int, count: int, seed: int = 0) -> list[Instance]:
 
 
 @pytest.mark.parametrize("start", ["random", "nearest", "greedy-edge", "space-filling"])
-@pytest.mark.parametrize("candidates", ["nearest", "quadrant", "alpha"])
+@pytest.mark.parametrize("candidates", ["nearest", "quadrant", "alpha", "alphanet"])
 def test_every_start_with_every_candidate_source_gives_tours(start: str, candidates: str) -> None:
     [solution] = solve_instances(
         uniform(60, 1), SolveOptions(decode=DecodeOptions(start), candidates=candidates, time_limit=0.05)
     )
     assert sorted(solution.tour.tolist()) == list(range(60))
-    assert solution.model == "" and solution.pipeline.startswith(f"{start}+lk@{candidates}")
+    assert solution.model == ("penalties" if candidates == "alphanet" else "")
+    assert solution.pipeline.startswith(f"{start}+lk@{candidates}")
 
 
 def test_the_search_shortens_every_start() -> None:

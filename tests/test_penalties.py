@@ -1,0 +1,59 @@
+"""The penalty network's description of the cities, its prediction and its pipeline (`alphanet`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from amsolve.errors import InputError
+from amsolve.model.penalties import NEIGHBOURS, PenaltyNet, penalty_features, predict_penalties
+from amsolve.search.candidates import candidates_and_penalties
+from amsolve.search.distances import coordinate_view
+from amsolve.solver import SolveOptions
+
+
+def features_by_numpy(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """The description computed the plain way: all distances, sorted."""
+    n = len(points)
+    matrix = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    np.fill_diagonal(matrix, np.inf)
+    neighbours = np.argsort(matrix, axis=1, kind="stable")[:, : min(NEIGHBOURS, n - 1)]
+    neighbours = np.concatenate([neighbours, np.repeat(neighbours[:, -1:], NEIGHBOURS - neighbours.shape[1], 1)], 1)
+    own = np.take_along_axis(matrix, neighbours, 1)
+    scale = own[:, 0].mean()
+    around = own[neighbours].mean(axis=1)
+    return np.log(np.concatenate([own, around], 1) / scale + 1e-3), scale
+
+
+@pytest.mark.parametrize("n", [4, 11, 60])
+def test_features_equal_a_plain_computation(n: int) -> None:
+    points = np.random.default_rng(n).random((n, 2))
+    features, scale = penalty_features(coordinate_view(points, "EUCLIDEAN"))
+    expected, expected_scale = features_by_numpy(points)
+    assert features.shape == (n, 2 * NEIGHBOURS)
+    assert scale == pytest.approx(expected_scale)
+    np.testing.assert_allclose(features, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_prediction_equals_the_network_run_by_torch() -> None:
+    torch.manual_seed(0)
+    net = PenaltyNet().eval()
+    view = coordinate_view(np.random.default_rng(1).random((50, 2)), "EUCLIDEAN")
+    features, scale = penalty_features(view)
+    with torch.no_grad():
+        expected = net(torch.from_numpy(features)).double().numpy() * scale
+    np.testing.assert_allclose(predict_penalties(net, view), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_alphanet_is_a_neural_pipeline_without_the_attention_model() -> None:
+    options = SolveOptions(candidates="alphanet")
+    assert options.neural and options.uses_penalty_network and not options.uses_network
+    assert options.label(100) == "greedy-edge+lk@alphanet8"
+    assert not SolveOptions(candidates="alphanet", local_search="none").neural
+
+
+def test_the_search_package_alone_cannot_make_alphanet_lists() -> None:
+    view = coordinate_view(np.random.default_rng(2).random((20, 2)), "EUCLIDEAN")
+    with pytest.raises(InputError, match="penalty network"):
+        candidates_and_penalties(view, "alphanet")
