@@ -1,7 +1,8 @@
 """Train the penalty network (`amsolve.model.penalties`) on penalties found by long ascents.
 
 Instances: uniform and clustered (Gaussian clusters), 100–2,000 cities, drawn from `--seed`;
-labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`).
+labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`), less
+their mean over the instance.
 Writes `penalties.pt` and `penalties.json` (how it was trained, with its figures) into `--out`.
 
     python benchmarks/train_penalties.py --out models/penalties
@@ -40,6 +41,9 @@ def labelled(rng: np.random.Generator, count: int, ascent: float) -> list[tuple[
                 view = coordinate_view(instance(rng, n, clustered), "EUCLIDEAN")
                 features, scale = penalty_features(view)
                 penalties = alpha_candidates(view, 5, seconds=ascent * n / 1000).penalties
+                # A constant added to every π changes no 1-tree and no bound, and nothing local can
+                # tell the constant an ascent drifted to: the labels are each instance's π centred.
+                penalties = penalties - penalties.mean()
                 data.append((features, (penalties / scale).astype(np.float32)))
     return data
 
