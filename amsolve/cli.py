@@ -46,7 +46,9 @@ CandidatesOption = Annotated[
 ]
 CandidatesKOption = Annotated[
     int | None,
-    typer.Option(help="Candidates per city (default: 8 for alpha, 5 for model, 10 for nearest and quadrant)."),
+    typer.Option(
+        help="Candidates per city (default: 8 for alpha and alphanet, 5 for model, 10 for nearest and quadrant)."
+    ),
 ]
 
 
@@ -126,7 +128,7 @@ def solve(
             "2opt+oropt or none."
         ),
     ] = "lk",
-    candidates: CandidatesOption = "alpha",
+    candidates: CandidatesOption = "alphanet",
     candidates_k: CandidatesKOption = None,
     improve: Annotated[int, typer.Option(help="Local search is applied to this many of the best decoded tours.")] = 1,
     time_limit: Annotated[
@@ -223,7 +225,7 @@ def bench(
             help="Comma-separated pipelines START\\[x8]\\[+SEARCH]\\[@CANDIDATES\\[K]], e.g. "
             "greedy,beam,multistartx8+lk@alpha8,random+lk@nearest10."
         ),
-    ] = "greedy,multistartx8,greedy-edge+lk@alpha8",
+    ] = "greedy,multistartx8,greedy-edge+lk@alphanet8",
     samples: SamplesOption = 128,
     beam_width: BeamWidthOption = 16,
     starts: StartsOption = None,
@@ -241,7 +243,7 @@ def bench(
             help="Seconds per instance, everything included (default: decoding, then 1 ms per city of search)."
         ),
     ] = None,
-    candidates: CandidatesOption = "alpha",
+    candidates: CandidatesOption = "alphanet",
     candidates_k: CandidatesKOption = None,
     optima: Annotated[
         Path | None, typer.Option(help="CSV table name,optimal with optimal lengths of TSPLIB instances.")

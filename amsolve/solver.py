@@ -77,7 +77,7 @@ class SolveOptions:
 
     decode: DecodeOptions = field(default_factory=lambda: DecodeOptions("greedy-edge", augment=None))
     local_search: str = "lk"
-    candidates: str = "alpha"
+    candidates: str = "alphanet"
     candidates_k: int | None = None  # None: DEFAULT_CANDIDATES of the source
     model: str | None = None  # shipped name or directory; None: the shipped model nearest in size
     device: str = "auto"
@@ -108,7 +108,7 @@ class SolveOptions:
         return self.uses_network or self.uses_penalty_network
 
     def label(self, n: int | None = None) -> str:
-        """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alpha8`."""
+        """The pipeline's name in tables (for `n` cities), e.g. `greedy-edge+lk@alphanet8`."""
         decoder = self.decode.label(n)
         if self.local_search == "none":
             return decoder
@@ -294,7 +294,8 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     if options.decode.uses_network:  # how a rollout cut by a deadline is finished
         complete_nearest(view, starts[:1, :1])
     if options.local_search != "none":
-        candidates, penalties = _candidates(piece, view, options, networks, seconds=0.001)
+        for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
+            candidates, penalties = _candidates(piece, view, options, networks, seconds=0.001)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(

@@ -166,7 +166,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
     parser.add_argument("--optima", type=Path, default=None, help="CSV name,optimal for .tsp files")
     parser.add_argument("--budgets", default="0.05", help="comma-separated seconds per instance")
-    parser.add_argument("--pipelines", default="greedy-edge+lk@alpha8", help="comma-separated amsolve pipelines")
+    parser.add_argument("--pipelines", default="greedy-edge+lk@alphanet8", help="comma-separated amsolve pipelines")
     parser.add_argument(
         "--solvers", default="amsolve,cli,fast-tsp,lkh,lkh-fit", help="which solvers to run (comma-separated)"
     )

@@ -39,7 +39,7 @@ def test_solve_table_names_instance_length_and_gap(model_dir) -> None:
     assert result.exit_code == 0, result.output
     assert "tsp20_sample#1" in result.stdout and "tsp20_sample#2" in result.stdout
     assert "tsp20_sample#3" not in result.stdout
-    assert "beam3×8+lk@alpha8" in result.stdout
+    assert "beam3×8+lk@alphanet8" in result.stdout
 
 
 def test_csv_ids_come_from_the_id_column(model_dir, tmp_path) -> None:

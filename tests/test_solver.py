@@ -87,7 +87,7 @@ def test_pipeline_names_carry_start_search_and_candidates() -> None:
     pipeline = parse_pipeline("multistartx8+2opt+oropt@quadrant12", template)
     assert pipeline.decode.strategy == "multistart" and pipeline.decode.augment
     assert (pipeline.local_search, pipeline.candidates, pipeline.candidates_k) == ("2opt+oropt", "quadrant", 12)
-    assert parse_pipeline("random", template).candidates == "alpha"
+    assert parse_pipeline("random", template).candidates == "alphanet"
     assert pipeline.label(100) == "multistart20×8+2opt+oropt@quadrant12"
     for wrong in ("random+lk@delaunay", "random+lk@alpha0", "christofides"):
         with pytest.raises(InputError):
