@@ -16,9 +16,10 @@ mkdir -p "$out"
 
 # Issue 33: the search against fast-tsp and LKH-3, the same budget per instance.
 $one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp100_uniform_seed2026.txt" --limit 256 \
-    --budgets 0.02,0.05 --pipelines greedy-edge+lk@alpha8,random+lk@alpha8 --json "$out/peers_n100.json" > "$out/peers_n100.md"
+    --budgets 0.02,0.05 --pipelines greedy-edge+lk@alphanet8,greedy-edge+lk@alpha8,random+lk@alpha8 \
+    --json "$out/peers_n100.json" > "$out/peers_n100.md"
 $one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp1000_uniform_seed2026.txt" \
-    --budgets 1,5 --json "$out/peers_n1000.json" > "$out/peers_n1000.md"
+    --budgets 1,5 --pipelines greedy-edge+lk@alphanet8,greedy-edge+lk@alpha8 --json "$out/peers_n1000.json" > "$out/peers_n1000.md"
 $one_core python benchmarks/equal_time.py $large --optima "$shared/tsplib_large/optimal.csv" \
     --budgets 10,60 --json "$out/peers_large.json" > "$out/peers_large.md"
 python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --merge "$out/peers_n1000.json" \
@@ -27,14 +28,14 @@ python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --
 # Issue 34: the network's pipelines against those without it, at equal time (several seeds where
 # one pipeline's mean varies between runs by more than the differences between pipelines).
 study="$one_core python benchmarks/equal_time.py --solvers amsolve"
-$study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.005,0.01,0.02 \
-    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
+$study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.005,0.0075,0.01,0.015,0.02 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,greedy+lk@alpha8,greedy-edge+lk@model5,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
     --json "$out/equal_time_n100.json" > "$out/equal_time_n100.md"
 $study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 3 \
-    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
     --json "$out/equal_time_n1000.json" > "$out/equal_time_n1000.md"
-$study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 --seeds 2 \
-    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8 \
+$study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8,greedy-edge+lk@alphanet8 \
     --json "$out/equal_time_large.json" > "$out/equal_time_large.md"
 python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.json" \
     --merge "$out/equal_time_n1000.json" --merge "$out/equal_time_large.json" --plot docs/equal_time.png \
@@ -42,7 +43,8 @@ python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.jso
 
 # 100,000 cities: the default solve, and 120 s per instance with and without the network.
 $one_core python benchmarks/large_uniform.py --cities 100000 > "$out/uniform100k_default.md"
-$one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 > "$out/uniform100k_120.md"
+$one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --candidates alpha > "$out/uniform100k_120.md"
+$one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --candidates alphanet > "$out/uniform100k_120_alphanet.md"
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --decode local > "$out/uniform100k_120_local.md"
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --candidates model > "$out/uniform100k_120_model.md"
 
