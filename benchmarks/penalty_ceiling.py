@@ -1,0 +1,125 @@
+"""The most that learned node penalties could buy: the default pipeline against the same search
+given, for free, the π of a converged Held–Karp ascent, at equal time per instance.
+
+`alphanet` candidates spend part of the candidates' share of the budget on predicting π and the
+rest on the ascent from there. A perfect predictor would return the converged ascent's π at no
+cost and leave no ascent to run. This script computes those π before any clock starts (an ascent of
+up to `--ascent` seconds per instance, which stops when it converges) and hands them to the
+solver in place of the network's prediction, with no ascent after it (only the one minimum 1-tree
+that ranks the edges), so the search gets the whole budget after that. The difference to the default
+pipeline at the same budget bounds what any penalty network can gain in this search. Run it on one
+core with one thread, e.g.
+
+    taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/penalty_ceiling.py \\
+        --dataset ../shared/data/tsp1000_uniform_seed2026.txt --budgets 0.3,1 --seeds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from equal_time import Result, gap, summary  # the sibling script's (benchmarks/ is on sys.path)
+
+import amsolve.solver
+from amsolve.bench import read_optima
+from amsolve.io import load_instances
+from amsolve.machine import machine_description
+from amsolve.model.penalties import PenaltyNet
+from amsolve.pipeline import parse_pipeline
+from amsolve.problem import Instance
+from amsolve.search.candidates.alpha import AlphaResult, alpha_candidates
+from amsolve.search.distances import DistanceView, distance_view
+from amsolve.solver import SolveOptions, solve_instances
+
+PIPELINE = "greedy-edge+lk@alphanet8"
+"""The default pipeline, whose ascent starts from the penalty network's π."""
+
+
+def _key(view: DistanceView) -> str:
+    """An instance's identity as the solver's own distance view shows it."""
+    return hashlib.sha1(np.ascontiguousarray(view.points).tobytes()).hexdigest()
+
+
+def converged_penalties(instances: list[Instance], seconds: float) -> dict[str, np.ndarray]:
+    """Each instance's π after an ascent of at most `seconds` (it stops earlier once converged)."""
+    penalties = {}
+    for instance in instances:
+        view = distance_view(instance)
+        penalties[_key(view)] = alpha_candidates(view, 8, seconds).penalties
+    return penalties
+
+
+@contextmanager
+def given_penalties(penalties: dict[str, np.ndarray]) -> Iterator[None]:
+    """While active, `alphanet` candidates of the instances in `penalties` take the given π and run
+    no ascent from them (other instances, such as the warm-up's, are left as they are)."""
+    solver = amsolve.solver
+    predict, candidates = solver.predict_penalties, solver.alpha_candidates
+
+    def lookup(net: PenaltyNet, view: DistanceView) -> np.ndarray:
+        given = penalties.get(_key(view))
+        return predict(net, view) if given is None else given
+
+    def no_ascent(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:
+        return candidates(view, k, 0.0 if _key(view) in given_keys else seconds, penalties=penalties)
+
+    given_keys = set(penalties)
+    solver.predict_penalties, solver.alpha_candidates = lookup, no_ascent
+    try:
+        yield
+    finally:
+        solver.predict_penalties, solver.alpha_candidates = predict, candidates
+
+
+def run(instances: list[Instance], budget: float, seed: int) -> list[tuple[np.ndarray, float]]:
+    """The default pipeline on every instance with `budget` seconds each."""
+    options = parse_pipeline(PIPELINE, SolveOptions(device="cpu", time_limit=budget))
+    options = replace(options, decode=replace(options.decode, seed=seed))
+    return [(solution.tour, solution.seconds) for solution in solve_instances(instances, options)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", type=Path, action="append", required=True, help="dataset file or .tsp file")
+    parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
+    parser.add_argument("--optima", type=Path, default=None, help="CSV name,optimal for .tsp files")
+    parser.add_argument("--budgets", default="1", help="comma-separated seconds per instance")
+    parser.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 of the kicks")
+    parser.add_argument("--ascent", type=float, default=60.0, help="most seconds of the converged ascent")
+    parser.add_argument("--name", default="instances", help="the datasets' name in the table")
+    args = parser.parse_args()
+    optima = read_optima(args.optima) if args.optima else {}
+    instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
+    instances = [i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances]
+    penalties = converged_penalties(instances, args.ascent)
+    print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
+    print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
+    print("|---|---|---|---|---|---|---|")
+    ratios = []
+    for budget in map(float, args.budgets.split(",")):
+        means = []
+        for label, given in (("default (predicted π, then the ascent)", False), ("converged π given free", True)):
+            results = []
+            for seed in range(args.seeds):
+                with given_penalties(penalties) if given else nullcontext():
+                    found = run(instances, budget, seed)
+                results += [
+                    Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)
+                    for i, (t, s) in zip(instances, found, strict=True)
+                ]
+            means.append(float(np.mean([r.gap_pct for r in results])))
+            print(summary(results), flush=True)
+        ratios.append(f"{budget:g} s: {means[1]:.4f} against {means[0]:.4f} % ({means[1] / means[0]:.2f}×)")
+    print("\nconverged π given free against the default: " + "; ".join(ratios))
+    print(f"load at the end {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
