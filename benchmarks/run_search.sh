@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 2.7 hours): amsolve
+# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 3.1 hours): amsolve
 # against fast-tsp and LKH-3, the latter both with its ascent on top of the budget and fitted to it
 # (peers_*.md, docs/peers.png), the network's pipelines against those
-# without it (equal_time_*.md, docs/equal_time.png), 100,000 cities, candidate coverage and the
-# penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
+# without it (equal_time_*.md, docs/equal_time.png), what a perfect penalty network could buy
+# (penalty_ceiling_*.md), 100,000 cities, candidate coverage and the penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
 # otherwise idle machine. Needs ../shared and `pip install '.[peers,plot]'`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,8 @@ $one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp100_uniform
 $one_core python benchmarks/equal_time.py --dataset "$shared/data/tsp1000_uniform_seed2026.txt" \
     --budgets 1,5 --pipelines greedy-edge+lk@alphanet8,greedy-edge+lk@alpha8 --json "$out/peers_n1000.json" > "$out/peers_n1000.md"
 $one_core python benchmarks/equal_time.py $large --optima "$shared/tsplib_large/optimal.csv" \
-    --budgets 10,60 --json "$out/peers_large.json" > "$out/peers_large.md"
+    --budgets 10,60 --pipelines greedy-edge+lk@alphanet8,greedy-edge+lk@alpha8 \
+    --json "$out/peers_large.json" > "$out/peers_large.md"
 python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --merge "$out/peers_n1000.json" \
     --merge "$out/peers_large.json=TSPLIB 2,103-15,112 (6)" --plot docs/peers.png > /dev/null
 
@@ -37,6 +38,9 @@ $study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 unifo
 $study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8,greedy-edge+lk@alphanet8 \
     --json "$out/equal_time_large.json" > "$out/equal_time_large.md"
+$study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.0125 --seeds 2 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
+    --json "$out/equal_time_n100_0125.json" > "$out/equal_time_n100_0125.md"
 python benchmarks/equal_time.py --solvers none --merge "$out/equal_time_n100.json" \
     --merge "$out/equal_time_n1000.json" --merge "$out/equal_time_large.json" --plot docs/equal_time.png \
     --title "The network inside the search, at equal time per instance, one core" > "$out/equal_time_all.md"
@@ -47,6 +51,12 @@ $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --candidates alphanet > "$out/uniform100k_120_alphanet.md"
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --decode local > "$out/uniform100k_120_local.md"
 $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --candidates model > "$out/uniform100k_120_model.md"
+
+# What a perfect penalty network could buy: the default against a converged ascent's π given free.
+ceiling="$one_core python benchmarks/penalty_ceiling.py"
+$ceiling --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.0125,0.02 --ascent 1 > "$out/penalty_ceiling_n100.md"
+$ceiling --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 3 --ascent 5 > "$out/penalty_ceiling_n1000.md"
+$ceiling $large --optima "$shared/tsplib_large/optimal.csv" --name "TSPLIB 2,103-15,112 (6)" --budgets 5,30 > "$out/penalty_ceiling_large.md"
 
 # The network alone, candidate coverage, the penalty network.
 $one_core python benchmarks/local_alone.py > "$out/local_alone.md"
