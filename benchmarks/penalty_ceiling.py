@@ -91,7 +91,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
     parser.add_argument("--optima", type=Path, default=None, help="CSV name,optimal for .tsp files")
     parser.add_argument("--budgets", default="1", help="comma-separated seconds per instance")
-    parser.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 of the kicks")
+    parser.add_argument("--seeds", type=int, default=1, help="how many seeds of the kicks")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first of them")
     parser.add_argument("--ascent", type=float, default=60.0, help="most seconds of the converged ascent")
     parser.add_argument("--name", default="instances", help="the datasets' name in the table")
     args = parser.parse_args()
@@ -107,7 +108,7 @@ def main() -> None:
         means = []
         for label, given in (("default (predicted π, then the ascent)", False), ("converged π given free", True)):
             results = []
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 with given_penalties(penalties) if given else nullcontext():
                     found = run(instances, budget, seed)
                 results += [

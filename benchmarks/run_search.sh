@@ -54,7 +54,7 @@ $one_core python benchmarks/large_uniform.py --cities 100000 --time-limit 120 --
 
 # What a perfect penalty network could buy: the default against a converged ascent's π given free.
 ceiling="$one_core python benchmarks/penalty_ceiling.py"
-$ceiling --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.0125,0.02 --ascent 1 > "$out/penalty_ceiling_n100.md"
+$ceiling --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.0125,0.02 --ascent 1 --seeds 4 > "$out/penalty_ceiling_n100.md"
 $ceiling --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 3 --ascent 5 > "$out/penalty_ceiling_n1000.md"
 $ceiling $large --optima "$shared/tsplib_large/optimal.csv" --name "TSPLIB 2,103-15,112 (6)" --budgets 5,30 > "$out/penalty_ceiling_large.md"
 
