@@ -21,22 +21,19 @@ import hashlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from equal_time import Result, gap, summary  # the sibling script's (benchmarks/ is on sys.path)
+from equal_time import Result, gap, run_amsolve, summary  # the sibling script's (benchmarks/ is on sys.path)
 
 import amsolve.solver
 from amsolve.bench import read_optima
 from amsolve.io import load_instances
 from amsolve.machine import machine_description
 from amsolve.model.penalties import PenaltyNet
-from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance
 from amsolve.search.candidates.alpha import AlphaResult, alpha_candidates
 from amsolve.search.distances import DistanceView, distance_view
-from amsolve.solver import SolveOptions, solve_instances
 
 PIPELINE = "greedy-edge+lk@alphanet8"
 """The default pipeline, whose ascent starts from the penalty network's π."""
@@ -68,21 +65,15 @@ def given_penalties(penalties: dict[str, np.ndarray]) -> Iterator[None]:
         return predict(net, view) if given is None else given
 
     def no_ascent(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:
-        return candidates(view, k, 0.0 if _key(view) in given_keys else seconds, penalties=penalties)
+        given = penalties is not None and id(penalties) in given_ids  # the very arrays `lookup` returned
+        return candidates(view, k, 0.0 if given else seconds, penalties=penalties)
 
-    given_keys = set(penalties)
+    given_ids = {id(array) for array in penalties.values()}
     solver.predict_penalties, solver.alpha_candidates = lookup, no_ascent
     try:
         yield
     finally:
         solver.predict_penalties, solver.alpha_candidates = predict, candidates
-
-
-def run(instances: list[Instance], budget: float, seed: int) -> list[tuple[np.ndarray, float]]:
-    """The default pipeline on every instance with `budget` seconds each."""
-    options = parse_pipeline(PIPELINE, SolveOptions(device="cpu", time_limit=budget))
-    options = replace(options, decode=replace(options.decode, seed=seed))
-    return [(solution.tour, solution.seconds) for solution in solve_instances(instances, options)]
 
 
 def main() -> None:
@@ -110,7 +101,7 @@ def main() -> None:
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 with given_penalties(penalties) if given else nullcontext():
-                    found = run(instances, budget, seed)
+                    found = run_amsolve(instances, budget, PIPELINE, seed)
                 results += [
                     Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)
                     for i, (t, s) in zip(instances, found, strict=True)
