@@ -39,7 +39,7 @@ PIPELINE = "greedy-edge+lk@alphanet8"
 """The default pipeline, whose ascent starts from the penalty network's π."""
 
 
-def _key(view: DistanceView) -> str:
+def view_key(view: DistanceView) -> str:
     """An instance's identity as the solver's own distance view shows it."""
     return hashlib.sha1(np.ascontiguousarray(view.points).tobytes()).hexdigest()
 
@@ -49,7 +49,7 @@ def converged_penalties(instances: list[Instance], seconds: float) -> dict[str, 
     penalties = {}
     for instance in instances:
         view = distance_view(instance)
-        penalties[_key(view)] = alpha_candidates(view, 8, seconds).penalties
+        penalties[view_key(view)] = alpha_candidates(view, 8, seconds).penalties
     return penalties
 
 
@@ -61,7 +61,7 @@ def given_penalties(penalties: dict[str, np.ndarray]) -> Iterator[None]:
     predict, candidates = solver.predict_penalties, solver.alpha_candidates
 
     def lookup(net: PenaltyNet, view: DistanceView) -> np.ndarray:
-        given = penalties.get(_key(view))
+        given = penalties.get(view_key(view))
         return predict(net, view) if given is None else given
 
     def no_ascent(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:

@@ -1,0 +1,142 @@
+"""The most that a network ranking the candidate edges could buy: the search handed candidate lists
+that put each city's two edges of the reference tour first, against the same lists in α order.
+
+The default pipeline's candidates are each city's 8 α-nearest, in α order, after a short ascent
+from the penalty network's π. LK steps try them in that order and make the first move that
+shortens the tour, so the order decides which moves are found first. A network that scored edges
+perfectly would put the edges of the optimal tour first. This script computes, before any clock
+starts, the lists and π that the default pipeline would make at each budget (the same share of
+it for the ascent), and hands them to the solver with no ascent after them, either in α order or
+with the reference tour's two edges of each city moved to the front (inserted at the front when
+missing, the last α-candidate then dropping out). Both searches get the whole budget, so their
+difference is what the order alone buys; the default pipeline, ascent included, runs beside them.
+Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
+thread, e.g.
+
+    taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/order_ceiling.py \\
+        --dataset ../shared/data/tsp100_uniform_seed2026.txt --budgets 0.0125,0.02 --seeds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+import numpy as np
+from equal_time import Result, gap, run_amsolve, summary  # the sibling scripts' (benchmarks/ is on sys.path)
+from penalty_ceiling import PIPELINE, view_key
+
+import amsolve.solver
+from amsolve.device import resolve_device
+from amsolve.io import load_instances
+from amsolve.machine import machine_description
+from amsolve.model.penalties import PenaltyNet
+from amsolve.problem import Instance
+from amsolve.search.candidates.alpha import AlphaResult
+from amsolve.search.distances import DistanceView, distance_view
+from amsolve.solver import CANDIDATE_SHARE, ModelCache
+
+Lists = dict[str, tuple[np.ndarray, np.ndarray]]
+"""Candidate lists (n, k) and π (n,) by instance (`view_key`)."""
+
+
+def default_lists(instances: list[Instance], budget: float, net: PenaltyNet) -> Lists:
+    """The lists and π that the default pipeline makes for each instance at `budget`: the penalty
+    network's π, then the ascent for the rest of the candidates' share of the budget."""
+    lists = {}
+    for instance in instances:
+        view = distance_view(instance)
+        predicted = amsolve.solver.predict_penalties(net, view)
+        result = amsolve.solver.alpha_candidates(view, 8, CANDIDATE_SHARE * budget, penalties=predicted)
+        lists[view_key(view)] = (result.candidates, result.penalties)
+    return lists
+
+
+def reference_first(candidates: np.ndarray, tour: np.ndarray) -> np.ndarray:
+    """`candidates` (n, k) with each city's two neighbours in `tour` moved (or inserted) to the front."""
+    neighbours = np.empty((len(tour), 2), dtype=np.int64)  # (n, 2)
+    neighbours[tour, 0], neighbours[tour, 1] = np.roll(tour, 1), np.roll(tour, -1)
+    ordered = np.empty_like(candidates)
+    for city, row in enumerate(candidates):
+        front = list(neighbours[city])
+        ordered[city] = (front + [c for c in row if c not in front])[: len(row)]
+    return ordered
+
+
+@contextmanager
+def given_lists(lists: Lists) -> Iterator[None]:
+    """While active, `alphanet` candidates of the instances in `lists` are the given lists and π,
+    with no ascent (other instances, such as the warm-up's, are left as they are)."""
+    solver = amsolve.solver
+    predict, candidates = solver.predict_penalties, solver.alpha_candidates
+    by_penalties = {id(penalties): ranked for ranked, penalties in lists.values()}
+
+    def lookup(net: PenaltyNet, view: DistanceView) -> np.ndarray:
+        given = lists.get(view_key(view))
+        return predict(net, view) if given is None else given[1]
+
+    def given(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:
+        ranked = by_penalties.get(id(penalties))  # the very arrays `lookup` returned
+        if ranked is None:
+            return candidates(view, k, seconds, penalties=penalties)
+        return AlphaResult(ranked.copy(), penalties.copy(), float("nan"), 0)
+
+    solver.predict_penalties, solver.alpha_candidates = lookup, given
+    try:
+        yield
+    finally:
+        solver.predict_penalties, solver.alpha_candidates = predict, candidates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--dataset", type=Path, action="append", required=True, help="dataset file with reference tours"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
+    parser.add_argument("--budgets", default="0.02", help="comma-separated seconds per instance")
+    parser.add_argument("--seeds", type=int, default=1, help="how many seeds of the kicks")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first of them")
+    parser.add_argument("--name", default="instances", help="the datasets' name in the table")
+    args = parser.parse_args()
+    instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
+    if any(i.reference_tour is None for i in instances):
+        parser.error("every instance needs a reference tour")
+    net = ModelCache(None, resolve_device("cpu")).penalties()
+    print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
+    print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
+    print("|---|---|---|---|---|---|---|")
+    ratios = []
+    for budget in map(float, args.budgets.split(",")):
+        alpha_order = default_lists(instances, budget, net)
+        tours = {view_key(distance_view(i)): i.reference_tour for i in instances}
+        ordered = {key: (reference_first(ranked, tours[key]), pi) for key, (ranked, pi) in alpha_order.items()}
+        means = []
+        for label, lists in (
+            ("default (its ascent in the budget)", None),
+            ("its lists and π given free, α order", alpha_order),
+            ("the same, reference edges first", ordered),
+        ):
+            results = []
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                with given_lists(lists) if lists is not None else nullcontext():
+                    found = run_amsolve(instances, budget, PIPELINE, seed)
+                results += [
+                    Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)
+                    for i, (t, s) in zip(instances, found, strict=True)
+                ]
+            means.append(float(np.mean([r.gap_pct for r in results])))
+            print(summary(results), flush=True)
+        ratios.append(
+            f"{budget:g} s: {means[2]:.4f} against {means[1]:.4f} % ({means[2] / means[1]:.2f}×; "
+            f"the default {means[0]:.4f} %)"
+        )
+    print("\nreference edges first against α order, both given free: " + "; ".join(ratios))
+    print(f"load at the end {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
