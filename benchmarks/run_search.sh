@@ -3,7 +3,7 @@
 # against fast-tsp and LKH-3, the latter both with its ascent on top of the budget and fitted to it
 # (peers_*.md, docs/peers.png), the network's pipelines against those
 # without it (equal_time_*.md, docs/equal_time.png), what a perfect penalty network could buy
-# (penalty_ceiling_*.md), 100,000 cities, candidate coverage and the penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
+# (penalty_ceiling_*.md) and a perfect ranking of the candidates (order_ceiling_*.md), 100,000 cities, candidate coverage and the penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
 # otherwise idle machine. Needs ../shared and `pip install '.[peers,plot]'`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +57,11 @@ ceiling="$one_core python benchmarks/penalty_ceiling.py"
 $ceiling --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.0125,0.02 --ascent 1 --seeds 4 > "$out/penalty_ceiling_n100.md"
 $ceiling --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 3 --ascent 5 > "$out/penalty_ceiling_n1000.md"
 $ceiling $large --optima "$shared/tsplib_large/optimal.csv" --name "TSPLIB 2,103-15,112 (6)" --budgets 5,30 > "$out/penalty_ceiling_large.md"
+
+# What a perfect ranking of the candidate edges could buy: reference-tour edges first against α order.
+order="$one_core python benchmarks/order_ceiling.py"
+$order --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.0125,0.02 --seeds 4 > "$out/order_ceiling_n100.md"
+$order --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 6 > "$out/order_ceiling_n1000.md"
 
 # The network alone, candidate coverage, the penalty network.
 $one_core python benchmarks/local_alone.py > "$out/local_alone.md"
