@@ -174,8 +174,9 @@ def main() -> None:
         "--seeds",
         type=int,
         default=1,
-        help="run each amsolve pipeline with seeds 0..N-1 (its random draws: kicks, random starts)",
+        help="run each amsolve pipeline with N seeds (its random draws: kicks, random starts)",
     )
+    parser.add_argument("--first-seed", type=int, default=0, help="the first of the seeds")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")
     parser.add_argument("--name", default=None, help="measure all datasets as one, under this name (no cli)")
@@ -206,7 +207,7 @@ def main() -> None:
                 rows.append(
                     [
                         Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural, seed)
-                        for seed in range(args.seeds)
+                        for seed in range(args.first_seed, args.first_seed + args.seeds)
                         for i, (t, s) in zip(instances, run_amsolve(instances, budget, pipeline, seed), strict=True)
                     ]
                 )
