@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 from equal_time import Result, gap, run_amsolve, summary  # the sibling scripts' (benchmarks/ is on sys.path)
-from penalty_ceiling import PIPELINE, view_key
+from penalty_ceiling import PIPELINE, given_alphanet, view_key
 
 import amsolve.solver
 from amsolve.device import resolve_device
@@ -35,8 +34,7 @@ from amsolve.io import load_instances
 from amsolve.machine import machine_description
 from amsolve.model.penalties import PenaltyNet
 from amsolve.problem import Instance
-from amsolve.search.candidates.alpha import AlphaResult
-from amsolve.search.distances import DistanceView, distance_view
+from amsolve.search.distances import distance_view
 from amsolve.solver import CANDIDATE_SHARE, ModelCache
 
 Lists = dict[str, tuple[np.ndarray, np.ndarray]]
@@ -66,31 +64,6 @@ def reference_first(candidates: np.ndarray, tour: np.ndarray) -> np.ndarray:
     return ordered
 
 
-@contextmanager
-def given_lists(lists: Lists) -> Iterator[None]:
-    """While active, `alphanet` candidates of the instances in `lists` are the given lists and π,
-    with no ascent (other instances, such as the warm-up's, are left as they are)."""
-    solver = amsolve.solver
-    predict, candidates = solver.predict_penalties, solver.alpha_candidates
-    by_penalties = {id(penalties): ranked for ranked, penalties in lists.values()}
-
-    def lookup(net: PenaltyNet, view: DistanceView) -> np.ndarray:
-        given = lists.get(view_key(view))
-        return predict(net, view) if given is None else given[1]
-
-    def given(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:
-        ranked = by_penalties.get(id(penalties))  # the very arrays `lookup` returned
-        if ranked is None:
-            return candidates(view, k, seconds, penalties=penalties)
-        return AlphaResult(ranked.copy(), penalties.copy(), float("nan"), 0)
-
-    solver.predict_penalties, solver.alpha_candidates = lookup, given
-    try:
-        yield
-    finally:
-        solver.predict_penalties, solver.alpha_candidates = predict, candidates
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -111,18 +84,20 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     ratios = []
     for budget in map(float, args.budgets.split(",")):
-        alpha_order = default_lists(instances, budget, net)
+        lists = default_lists(instances, budget, net)
+        penalties = {key: pi for key, (_, pi) in lists.items()}
+        alpha_order = {key: ranked for key, (ranked, _) in lists.items()}
         tours = {view_key(distance_view(i)): i.reference_tour for i in instances}
-        ordered = {key: (reference_first(ranked, tours[key]), pi) for key, (ranked, pi) in alpha_order.items()}
+        ordered = {key: reference_first(ranked, tours[key]) for key, ranked in alpha_order.items()}
         means = []
-        for label, lists in (
+        for label, ranked in (
             ("default (its ascent in the budget)", None),
             ("its lists and π given free, α order", alpha_order),
             ("the same, reference edges first", ordered),
         ):
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                with given_lists(lists) if lists is not None else nullcontext():
+                with given_alphanet(penalties, ranked) if ranked is not None else nullcontext():
                     found = run_amsolve(instances, budget, PIPELINE, seed)
                 results += [
                     Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)

@@ -54,21 +54,28 @@ def converged_penalties(instances: list[Instance], seconds: float) -> dict[str, 
 
 
 @contextmanager
-def given_penalties(penalties: dict[str, np.ndarray]) -> Iterator[None]:
-    """While active, `alphanet` candidates of the instances in `penalties` take the given π and run
-    no ascent from them (other instances, such as the warm-up's, are left as they are)."""
+def given_alphanet(given_pi: dict[str, np.ndarray], ranked: dict[str, np.ndarray] | None = None) -> Iterator[None]:
+    """While active, `alphanet` candidates of the instances in `given_pi` (by `view_key`) take the
+    given π and run no ascent from them: their lists are ranked by α under those π, or are the
+    given `ranked` lists (n, k) of the same instances. Other instances, such as the warm-up's, are
+    left as they are."""
     solver = amsolve.solver
     predict, candidates = solver.predict_penalties, solver.alpha_candidates
+    given_ids = {id(array) for array in given_pi.values()}
+    given_lists = {id(given_pi[key]): lists for key, lists in (ranked or {}).items()}
 
     def lookup(net: PenaltyNet, view: DistanceView) -> np.ndarray:
-        given = penalties.get(view_key(view))
+        given = given_pi.get(view_key(view))
         return predict(net, view) if given is None else given
 
     def no_ascent(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:
-        given = penalties is not None and id(penalties) in given_ids  # the very arrays `lookup` returned
-        return candidates(view, k, 0.0 if given else seconds, penalties=penalties)
+        if penalties is None or id(penalties) not in given_ids:  # not the very arrays `lookup` returned
+            return candidates(view, k, seconds, penalties=penalties)
+        lists = given_lists.get(id(penalties))
+        if lists is None:
+            return candidates(view, k, 0.0, penalties=penalties)
+        return AlphaResult(lists.copy(), penalties.copy(), float("nan"), 0)
 
-    given_ids = {id(array) for array in penalties.values()}
     solver.predict_penalties, solver.alpha_candidates = lookup, no_ascent
     try:
         yield
@@ -100,7 +107,7 @@ def main() -> None:
         for label, given in (("default (predicted π, then the ascent)", False), ("converged π given free", True)):
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                with given_penalties(penalties) if given else nullcontext():
+                with given_alphanet(penalties) if given else nullcontext():
                     found = run_amsolve(instances, budget, PIPELINE, seed)
                 results += [
                     Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)
