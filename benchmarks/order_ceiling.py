@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-from equal_time import Result, gap, run_amsolve, summary  # the sibling scripts' (benchmarks/ is on sys.path)
-from penalty_ceiling import PIPELINE, given_alphanet, view_key
+from equal_time import summary  # the sibling scripts' (benchmarks/ is on sys.path)
+from penalty_ceiling import given_alphanet, seeded_results, view_key
 
 import amsolve.solver
 from amsolve.device import resolve_device
@@ -95,14 +96,9 @@ def main() -> None:
             ("its lists and π given free, α order", alpha_order),
             ("the same, reference edges first", ordered),
         ):
-            results = []
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
-                with given_alphanet(penalties, ranked) if ranked is not None else nullcontext():
-                    found = run_amsolve(instances, budget, PIPELINE, seed)
-                results += [
-                    Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)
-                    for i, (t, s) in zip(instances, found, strict=True)
-                ]
+            seeds = range(args.first_seed, args.first_seed + args.seeds)
+            context = partial(given_alphanet, penalties, ranked) if ranked is not None else nullcontext
+            results = seeded_results(instances, budget, args.name, label, seeds, context)
             means.append(float(np.mean([r.gap_pct for r in results])))
             print(summary(results), flush=True)
         ratios.append(

@@ -19,8 +19,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +84,27 @@ def given_alphanet(given_pi: dict[str, np.ndarray], ranked: dict[str, np.ndarray
         solver.predict_penalties, solver.alpha_candidates = predict, candidates
 
 
+def seeded_results(
+    instances: list[Instance],
+    budget: float,
+    name: str,
+    label: str,
+    seeds: range,
+    context: Callable[[], AbstractContextManager[None]],
+) -> list[Result]:
+    """The default pipeline's results on `instances` at `budget`, one run per seed, each inside
+    `context()`, under the dataset `name` and the solver `label`."""
+    results = []
+    for seed in seeds:
+        with context():
+            found = run_amsolve(instances, budget, PIPELINE, seed)
+        results += [
+            Result(name, i.name, label, budget, gap(i, t), s, True, seed)
+            for i, (t, s) in zip(instances, found, strict=True)
+        ]
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, action="append", required=True, help="dataset file or .tsp file")
@@ -105,14 +127,9 @@ def main() -> None:
     for budget in map(float, args.budgets.split(",")):
         means = []
         for label, given in (("default (predicted π, then the ascent)", False), ("converged π given free", True)):
-            results = []
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
-                with given_alphanet(penalties) if given else nullcontext():
-                    found = run_amsolve(instances, budget, PIPELINE, seed)
-                results += [
-                    Result(args.name, i.name, label, budget, gap(i, t), s, True, seed)
-                    for i, (t, s) in zip(instances, found, strict=True)
-                ]
+            seeds = range(args.first_seed, args.first_seed + args.seeds)
+            context = partial(given_alphanet, penalties) if given else nullcontext
+            results = seeded_results(instances, budget, args.name, label, seeds, context)
             means.append(float(np.mean([r.gap_pct for r in results])))
             print(summary(results), flush=True)
         ratios.append(f"{budget:g} s: {means[1]:.4f} against {means[0]:.4f} % ({means[1] / means[0]:.2f}×)")
