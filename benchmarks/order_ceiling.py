@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from equal_time import summary  # the sibling scripts' (benchmarks/ is on sys.path)
-from penalty_ceiling import given_alphanet, seeded_results, view_key
+from penalty_ceiling import given_alphanet, ratio, seeded_results, view_key
 
 import amsolve.solver
 from amsolve.device import resolve_device
@@ -38,20 +38,20 @@ from amsolve.problem import Instance
 from amsolve.search.distances import distance_view
 from amsolve.solver import CANDIDATE_SHARE, ModelCache
 
-Lists = dict[str, tuple[np.ndarray, np.ndarray]]
-"""Candidate lists (n, k) and π (n,) by instance (`view_key`)."""
 
-
-def default_lists(instances: list[Instance], budget: float, net: PenaltyNet) -> Lists:
-    """The lists and π that the default pipeline makes for each instance at `budget`: the penalty
-    network's π, then the ascent for the rest of the candidates' share of the budget."""
-    lists = {}
+def default_lists(
+    instances: list[Instance], budget: float, net: PenaltyNet
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The π (n,) and α-ordered lists (n, 8) that the default pipeline makes for each instance at
+    `budget`, by `view_key`: the penalty network's π, then the ascent for the rest of the
+    candidates' share of the budget."""
+    penalties, lists = {}, {}
     for instance in instances:
         view = distance_view(instance)
         predicted = amsolve.solver.predict_penalties(net, view)
         result = amsolve.solver.alpha_candidates(view, 8, CANDIDATE_SHARE * budget, penalties=predicted)
-        lists[view_key(view)] = (result.candidates, result.penalties)
-    return lists
+        penalties[view_key(view)], lists[view_key(view)] = result.penalties, result.candidates
+    return penalties, lists
 
 
 def reference_first(candidates: np.ndarray, tour: np.ndarray) -> np.ndarray:
@@ -83,12 +83,10 @@ def main() -> None:
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
     print("|---|---|---|---|---|---|---|")
+    tours = {view_key(distance_view(i)): i.reference_tour for i in instances}
     ratios = []
     for budget in map(float, args.budgets.split(",")):
-        lists = default_lists(instances, budget, net)
-        penalties = {key: pi for key, (_, pi) in lists.items()}
-        alpha_order = {key: ranked for key, (ranked, _) in lists.items()}
-        tours = {view_key(distance_view(i)): i.reference_tour for i in instances}
+        penalties, alpha_order = default_lists(instances, budget, net)
         ordered = {key: reference_first(ranked, tours[key]) for key, ranked in alpha_order.items()}
         means = []
         for label, ranked in (
@@ -102,7 +100,7 @@ def main() -> None:
             means.append(float(np.mean([r.gap_pct for r in results])))
             print(summary(results), flush=True)
         ratios.append(
-            f"{budget:g} s: {means[2]:.4f} against {means[1]:.4f} % ({means[2] / means[1]:.2f}×; "
+            f"{budget:g} s: {means[2]:.4f} against {means[1]:.4f} % ({ratio(means[2], means[1])}; "
             f"the default {means[0]:.4f} %)"
         )
     print("\nreference edges first against α order, both given free: " + "; ".join(ratios))

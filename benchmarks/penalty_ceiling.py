@@ -84,6 +84,11 @@ def given_alphanet(given_pi: dict[str, np.ndarray], ranked: dict[str, np.ndarray
         solver.predict_penalties, solver.alpha_candidates = predict, candidates
 
 
+def ratio(numerator: float, denominator: float) -> str:
+    """numerator / denominator as "0.81×", or "n/a" when the denominator is no gap at all."""
+    return f"{numerator / denominator:.2f}×" if denominator > 1e-9 else "n/a"
+
+
 def seeded_results(
     instances: list[Instance],
     budget: float,
@@ -132,7 +137,7 @@ def main() -> None:
             results = seeded_results(instances, budget, args.name, label, seeds, context)
             means.append(float(np.mean([r.gap_pct for r in results])))
             print(summary(results), flush=True)
-        ratios.append(f"{budget:g} s: {means[1]:.4f} against {means[0]:.4f} % ({means[1] / means[0]:.2f}×)")
+        ratios.append(f"{budget:g} s: {means[1]:.4f} against {means[0]:.4f} % ({ratio(means[1], means[0])})")
     print("\nconverged π given free against the default: " + "; ".join(ratios))
     print(f"load at the end {os.getloadavg()}")
 

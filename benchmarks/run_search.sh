@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 3.1 hours): amsolve
+# The equal-time studies of the search, into benchmarks/results/ and docs/ (about 3.5 hours): amsolve
 # against fast-tsp and LKH-3, the latter both with its ascent on top of the budget and fitted to it
-# (peers_*.md, docs/peers.png), the network's pipelines against those
-# without it (equal_time_*.md, docs/equal_time.png), what a perfect penalty network could buy
-# (penalty_ceiling_*.md) and a perfect ranking of the candidates (order_ceiling_*.md), 100,000 cities, candidate coverage and the penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
+# (peers_*.md, docs/peers.png), the network's pipelines against those without it (equal_time_*.md,
+# docs/equal_time.png), what a perfect penalty network could buy (penalty_ceiling_*.md) and a
+# perfect ranking of the candidates (order_ceiling_*.md), 100,000 cities, candidate coverage and
+# the penalty network. Every solver runs on core 1 with one thread, one after another; run it on an
 # otherwise idle machine. Needs ../shared and `pip install '.[peers,plot]'`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
