@@ -7,6 +7,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from amsolve.search.kernel import kernel
+
 
 class Active(NamedTuple):
     """FIFO of cities to examine."""
@@ -31,7 +33,7 @@ def push(active: Active, city: int) -> None:
         active.queued[city] = True
 
 
-@njit(cache=True)
+@kernel
 def pop(active: Active) -> int:
     """Take the oldest city off the queue."""
     city = active.cities[active.state[0]]
@@ -41,7 +43,7 @@ def pop(active: Active) -> int:
     return city
 
 
-@njit(cache=True)
+@kernel
 def push_all(active: Active, order: np.ndarray) -> None:
     """Queue every city, in the order given."""
     for city in order:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
+from amsolve.search.kernel import kernel
 from amsolve.search.space import Space
 from amsolve.search.tour import Tour, double_bridge_move
 
@@ -40,7 +40,7 @@ _LONG_EDGE_DRAWS = 8
 """Attempts at four distinct cuts before a long-edge kick falls back to a local one."""
 
 
-@njit(cache=True)
+@kernel
 def _double_bridge(
     space: Space, tour: Tour, active: Active, x: int, b1: int, b2: int, c1: int, c2: int, d1: int, d2: int, y: int
 ) -> float:
@@ -63,7 +63,7 @@ def _double_bridge(
     return delta
 
 
-@njit(cache=True)
+@kernel
 def segment_double_bridge(space: Space, tour: Tour, active: Active, longest: int) -> float:
     """A double bridge on three consecutive segments of 1..`longest` cities after a random city.
 
@@ -91,7 +91,7 @@ def segment_double_bridge(space: Space, tour: Tour, active: Active, longest: int
     )
 
 
-@njit(cache=True)
+@kernel
 def _long_edge_position(space: Space, order: np.ndarray) -> int:
     """The position p whose edge order[p]–order[p+1] is the longest of `LONG_EDGE_SAMPLES` drawn at random."""
     n = order.shape[0]
@@ -104,7 +104,7 @@ def _long_edge_position(space: Space, order: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True)
+@kernel
 def long_edge_double_bridge(space: Space, tour: Tour, active: Active, longest: int) -> float:
     """A double bridge whose four cuts are long tour edges, wherever they lie in the tour.
 
@@ -114,30 +114,34 @@ def long_edge_double_bridge(space: Space, tour: Tour, active: Active, longest: i
     """
     order = tour.order
     n = order.shape[0]
-    cuts = np.empty(4, dtype=np.int64)
     for _ in range(_LONG_EDGE_DRAWS):
-        for i in range(4):
-            cuts[i] = _long_edge_position(space, order)
-        cuts.sort()
+        a, b = _long_edge_position(space, order), _long_edge_position(space, order)
+        c, d = _long_edge_position(space, order), _long_edge_position(space, order)
+        # sorted by a network of compare-exchanges (a sort of an array would allocate)
+        a, b = min(a, b), max(a, b)
+        c, d = min(c, d), max(c, d)
+        a, c = min(a, c), max(a, c)
+        b, d = min(b, d), max(b, d)
+        b, c = min(b, c), max(b, c)
         # four distinct cuts leave three non-empty segments; x and y must differ
-        if cuts[0] < cuts[1] < cuts[2] < cuts[3] and cuts[3] - cuts[0] <= n - 2:
+        if a < b < c < d and d - a <= n - 2:
             return _double_bridge(
                 space,
                 tour,
                 active,
-                order[cuts[0]],
-                order[cuts[0] + 1],
-                order[cuts[1]],
-                order[cuts[1] + 1],
-                order[cuts[2]],
-                order[cuts[2] + 1],
-                order[cuts[3]],
-                order[(cuts[3] + 1) % n],
+                order[a],
+                order[a + 1],
+                order[b],
+                order[b + 1],
+                order[c],
+                order[c + 1],
+                order[d],
+                order[(d + 1) % n],
             )
     return segment_double_bridge(space, tour, active, longest)
 
 
-@njit(cache=True)
+@kernel
 def kick(space: Space, tour: Tour, active: Active, longest: int, count: int) -> float:
     """The `count`-th kick of a search (from 0): every `LONG_EDGE_KICK_EVERY`-th a long-edge double
     bridge, the others local ones with segments of 1..`longest` cities. Returns the change in length."""
@@ -146,7 +150,7 @@ def kick(space: Space, tour: Tour, active: Active, longest: int, count: int) -> 
     return segment_double_bridge(space, tour, active, longest)
 
 
-@njit(cache=True)
+@kernel
 def seed_kicks(seed: int) -> None:
     """Seed the generator the kicks draw from (numba's own, separate from numpy's)."""
     np.random.seed(seed)

@@ -49,6 +49,7 @@ from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, new_active, pop, push_all, size
 from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
+from amsolve.search.kernel import copy_into, kernel
 from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, kick, seed_kicks
 from amsolve.search.merge import MergeWork, merge_tours, new_merge_work
 from amsolve.search.moves import kopt, lk
@@ -152,7 +153,7 @@ _PROGRESS_EVERY = 0.5
 """Seconds between two progress reports of a long search."""
 
 
-@njit(cache=True)
+@kernel
 def scheduled_slack(remaining: float, start: float = SLACK_START, end: float = SLACK_END) -> float:
     """The slack (mean edges) when the share `remaining` (1 at the first kick, 0 at the deadline) of
     the kicks' time is left: from `start` down to `end`, quadratically, so most of the time is
@@ -198,7 +199,7 @@ def check_local_search(method: str) -> None:
         raise InputError(f"unknown local search {method!r}; choose one of {', '.join(LOCAL_SEARCHES)}")
 
 
-@njit(cache=True)
+@kernel
 def _examine(space: Space, tour: Tour, active: Active, work: StepWork, method: int, city: int) -> float:
     """Try the method's moves at `city`, first improvement; returns the change in length."""
     if method >= _LK:
@@ -215,7 +216,7 @@ def _examine(space: Space, tour: Tour, active: Active, work: StepWork, method: i
     return delta
 
 
-@njit(cache=True)
+@kernel
 def _drain(
     space: Space, tour: Tour, active: Active, work: StepWork, method: int, deadline: float, keep_journal: bool
 ) -> float:
@@ -259,7 +260,7 @@ MERGE_LONGEST = 1000
 """Longest stretch (positions) a merge takes from the wandering tour."""
 
 
-@njit(cache=True)
+@kernel
 def _kicks(
     space: Space,
     tour: Tour,
@@ -308,7 +309,7 @@ def _kicks(
             if best_is_current and length > lengths[1]:  # leaving the shortest tour: copy it first
                 mark = journal_length(tour)
                 undo(tour, 0)
-                best_order[:] = tour.order
+                copy_into(best_order, tour.order)
                 redo(tour, mark)
                 best_is_current = False
             lengths[0] = length
@@ -332,7 +333,7 @@ def _kicks(
             slack = _slack_length(schedule, clock, lengths[1], n)
     commit(tour)
     if best_is_current:
-        best_order[:] = tour.order
+        copy_into(best_order, tour.order)
     return kicks
 
 

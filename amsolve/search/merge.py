@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from amsolve.search.distances import dist
+from amsolve.search.kernel import copy_into, kernel
 
 
 class MergeWork(NamedTuple):
@@ -42,7 +43,7 @@ def _in_second(links: np.ndarray, v: int, w: int) -> bool:
     return links[0, v] == w or links[1, v] == w
 
 
-@njit(cache=True)
+@kernel
 def merge_tours(
     points: np.ndarray,
     code: int,
@@ -66,12 +67,12 @@ def merge_tours(
             shift = i + 1
             break
     if shift < 0:
-        child[:] = first
+        copy_into(child, first)
         return 0.0
     for i in range(n):
         rotated[i] = first[(i + shift) % n]  # the edge (rotated[n - 1], rotated[0]) is shared
         position[rotated[i]] = i
-    child[:] = rotated
+    copy_into(child, rotated)
     total = 0.0
     i = 0
     while i < n - 1:
@@ -115,6 +116,7 @@ def merge_tours(
             if gain > 0.0:
                 total += gain
             else:
-                child[p : q + 1] = rotated[p : q + 1]
+                for k in range(p, q + 1):
+                    child[k] = rotated[k]
         i = q + 1
     return total

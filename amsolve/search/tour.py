@@ -19,6 +19,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from amsolve.search.kernel import kernel
+
 JOURNAL_MARGIN = 256
 """Reversals a search may still make after checking `journal_full` (one Lin–Kernighan step's worth)."""
 
@@ -96,13 +98,13 @@ def reverse(tour: Tour, first: int, last: int) -> None:
     _reverse(tour.order, tour.pos, first, last)
 
 
-@njit(cache=True)
+@kernel
 def commit(tour: Tour) -> None:
     """Keep what was done: forget the journal."""
     tour.state[0] = 0
 
 
-@njit(cache=True)
+@kernel
 def replace_order(tour: Tour, order: np.ndarray) -> None:
     """Make `order` (n,) the tour and forget the journal (the old order cannot be undone to)."""
     commit(tour)
@@ -123,7 +125,7 @@ def journal_full(tour: Tour) -> bool:
     return tour.state[0] >= tour.journal.shape[0] - JOURNAL_MARGIN
 
 
-@njit(cache=True)
+@kernel
 def undo(tour: Tour, mark: int) -> None:
     """Take back the journaled reversals made after `mark`, newest first."""
     while tour.state[0] > mark:
@@ -132,7 +134,7 @@ def undo(tour: Tour, mark: int) -> None:
         _reverse(tour.order, tour.pos, tour.journal[k, 0], tour.journal[k, 1])
 
 
-@njit(cache=True)
+@kernel
 def redo(tour: Tour, mark: int) -> None:
     """Make again the reversals an `undo` took back, up to `mark` (what `journal_length` said before
     the undo): the journal keeps them until new reversals are recorded over them."""
@@ -142,7 +144,7 @@ def redo(tour: Tour, mark: int) -> None:
         tour.state[0] = k + 1
 
 
-@njit(cache=True)
+@kernel
 def two_opt_move(tour: Tour, a: int, b: int, c: int, d: int) -> None:
     """Replace tour edges (a, b) and (c, d) by (a, c) and (b, d).
 
@@ -156,7 +158,7 @@ def two_opt_move(tour: Tour, a: int, b: int, c: int, d: int) -> None:
         reverse(tour, tour.pos[c], tour.pos[b])
 
 
-@njit(cache=True)
+@kernel
 def double_bridge_move(tour: Tour, x: int, b1: int, b2: int, c1: int, c2: int, d1: int, d2: int, y: int) -> None:
     """Turn x, b1..b2, c1..c2, d1..d2, y (read in one direction) into x, d1..d2, c1..c2, b1..b2, y.
 
@@ -169,7 +171,7 @@ def double_bridge_move(tour: Tour, x: int, b1: int, b2: int, c1: int, c2: int, d
     two_opt_move(tour, c2, b2, b1, y)  # x d1..d2 c1..c2 b1..b2 y
 
 
-@njit(cache=True)
+@kernel
 def move_segment(tour: Tour, p: int, s1: int, s2: int, nx: int, u: int, v: int, flip: bool) -> None:
     """Move the segment s1..s2 from between p and nx to between u and v, as three 2-opt moves.
 

@@ -28,6 +28,7 @@ from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbour
 from amsolve.search.clock import now
 from amsolve.search.construct import construct, union_find_root
 from amsolve.search.distances import PLANAR_CODES, DistanceView, dist, tour_length
+from amsolve.search.kernel import kernel
 
 DENSE_CITIES = 120
 """Up to this many cities (planar metrics) the trees are computed on the complete graph."""
@@ -222,7 +223,7 @@ def _edge_lengths(points: np.ndarray, code: int, indptr: np.ndarray, indices: np
     return lengths
 
 
-@njit(cache=True)
+@kernel
 def _sift_up(work: _Work, slot: int) -> None:
     heap, where, key = work.heap, work.where, work.key
     city = heap[slot]
@@ -237,7 +238,7 @@ def _sift_up(work: _Work, slot: int) -> None:
     where[city] = slot
 
 
-@njit(cache=True)
+@kernel
 def _pop_min(work: _Work, size: int) -> int:
     """Remove and return the city of smallest key from a heap of `size` cities."""
     heap, where, key = work.heap, work.where, work.key
@@ -263,7 +264,7 @@ def _pop_min(work: _Work, size: int) -> int:
     return top
 
 
-@njit(cache=True)
+@kernel
 def _dense_spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
     """`_spanning_tree` on the complete graph: O(n^2) without a heap, each step scanning only the
     cities still outside the tree (`work.heap` holds them), updating their keys and finding the
@@ -301,7 +302,7 @@ def _dense_spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
     return total
 
 
-@njit(cache=True)
+@kernel
 def _spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
     """Prim's minimum spanning tree from city 0 under π, with a binary heap (`_dense_spanning_tree`
     on the complete graph); returns its weight."""
@@ -341,7 +342,7 @@ def _spanning_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
     return total
 
 
-@njit(cache=True)
+@kernel
 def _one_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
     """The minimum 1-tree under π, in `work`; returns its lower bound, weight − 2 Σ π.
 
@@ -477,7 +478,7 @@ def _heaviest_on_path(up: np.ndarray, top: np.ndarray, depth: np.ndarray, a: int
     return max(heaviest, top[0, a], top[0, b])
 
 
-@njit(cache=True)
+@kernel
 def _heaviest_from(work: _Work, i: int, heaviest: np.ndarray, mark: np.ndarray) -> None:
     """heaviest[j] = the heaviest tree edge between i and j, for every city j, in O(n) (Helsgaun's
     scheme): up the tree from i first, then every other city after its parent. `mark` (n,) must

@@ -26,6 +26,7 @@ from numba import njit
 
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
+from amsolve.search.kernel import kernel
 from amsolve.search.space import Space
 from amsolve.search.tour import Tour, double_bridge_move, next_city, two_opt_move
 
@@ -36,7 +37,7 @@ def _steps(pos: np.ndarray, n: int, a: int, b: int, direction: int) -> int:
     return ((pos[b] - pos[a]) * direction) % n
 
 
-@njit(cache=True)
+@kernel
 def _make(tour: Tour, direction: int, t1: int, t2: int, t3: int, t4: int, a: int, b: int, c: int, d: int) -> None:
     """Make the move: remove (t1, t2), (t3, t4), (a, b), (c, d); add (t2, t3), (t4, t1), (b, c), (d, a).
 
@@ -119,7 +120,7 @@ def _join3(
     return best_e, best_f, best_gain
 
 
-@njit(cache=True)
+@kernel
 def improve_bridge(space: Space, tour: Tour, active: Active, t1: int, join3: bool = True) -> float:
     """Make a shortening non-sequential move found from t1 (see the module) and queue the cities
     whose edges it changed; returns the change in length (0.0 if none). Without `join3` only

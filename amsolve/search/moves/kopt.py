@@ -31,6 +31,7 @@ from numba import njit
 
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
+from amsolve.search.kernel import copy_into, kernel
 from amsolve.search.moves.lk import between, was_added
 from amsolve.search.space import Space
 from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
@@ -84,7 +85,7 @@ def _removed_before(t: np.ndarray, edges: int, a: int, b: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _walk(order: np.ndarray, pos: np.ndarray, t: np.ndarray, k: int, work: np.ndarray) -> bool:
     """Whether the move t[1..2k] (removing (t1, t2), (t3, t4), ..; adding (t2, t3), .., (t2k, t1))
     leaves one tour, found by walking it segment by segment.
@@ -126,7 +127,7 @@ def _walk(order: np.ndarray, pos: np.ndarray, t: np.ndarray, k: int, work: np.nd
     return False
 
 
-@njit(cache=True)
+@kernel
 def _make(tour: Tour, k: int, work: np.ndarray) -> None:
     """Make the move `_walk` laid out in `work`: for each place in turn, reverse the stretch from
     that place to where its segment is now, then the segment alone if it runs the wrong way; at
@@ -234,10 +235,10 @@ def _level(
             tried[depth] = 0
         elif g2 + p1 + penalties[c] > best_value and _walk(order, pos, t, K, work):
             best_value, open_gain, found = g2 + p1 + penalties[c], g2, True
-            best[:] = t
+            copy_into(best, t)
     if not found:
         return _NONE, 0, 0.0
-    t[:] = best
+    copy_into(t, best)
     _walk(order, pos, t, K, work)
     _make(tour, K, work)
     return _OPEN, K, open_gain
@@ -269,7 +270,7 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
     return 0.0, 0
 
 
-@njit(cache=True)
+@kernel
 def improve_kopt(space: Space, tour: Tour, active: Active, scratch: Scratch, t1: int) -> float:
     """Make an improving Lin–Kernighan step with 5-opt basis moves from t1, trying both of its tour
     edges, and queue the cities it touched; returns the change in length (0.0 if no step improves).

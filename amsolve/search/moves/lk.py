@@ -25,8 +25,9 @@ journaled), so every question about the tour (which city follows which, whether 
 two others) is answered in O(1), and taking a step back replays the journal to a mark.
 
 The small helpers on the hot path (`next_city`, `between`, `dist`, the journal's) are inlined at
-numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM,
-and with them inlined the hot loop makes no function calls and no reference counting of arrays.
+numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM.
+The kernels are compiled without numba's reference counting (`amsolve.search.kernel`), so with
+the helpers inlined the hot loop makes no function calls at all.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from numba import njit
 
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
+from amsolve.search.kernel import kernel
 from amsolve.search.space import Space
 from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
 
@@ -82,7 +84,7 @@ def was_added(added: np.ndarray, count: int, a: int, b: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _make_3opt(tour: Tour, t1: int, t2: int, t3: int, t4: int, t5: int, t6: int, direction: int) -> None:
     """Replace edges (t1, t2), (t3, t4), (t5, t6) by (t2, t3), (t4, t5), (t6, t1), as 2-opt moves;
     t2 follows t1 in `direction`."""
@@ -195,7 +197,7 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
     return 0.0, 0
 
 
-@njit(cache=True)
+@kernel
 def improve_lk(space: Space, tour: Tour, active: Active, scratch: Scratch, t1: int) -> float:
     """Make an improving Lin–Kernighan step from t1, trying both of its tour edges, and queue the
     cities it touched; returns the change in length (0.0 if no step improves).

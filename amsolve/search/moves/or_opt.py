@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from numba import njit
-
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
+from amsolve.search.kernel import kernel
 from amsolve.search.space import Space
 from amsolve.search.tour import Tour, move_segment, step
 
@@ -13,7 +12,7 @@ MAX_SEGMENT = 3
 """Or-opt moves segments of 1..MAX_SEGMENT consecutive cities."""
 
 
-@njit(cache=True)
+@kernel
 def improve_oropt(space: Space, tour: Tour, active: Active, a: int) -> float:
     """Make the first improving move of a segment that ends at a and is re-inserted with a next to
     one of its candidates; returns its delta (0.0 if none)."""

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from numba import njit
-
 from amsolve.search.active import Active, push
 from amsolve.search.distances import dist
+from amsolve.search.kernel import kernel
 from amsolve.search.space import Space
 from amsolve.search.tour import Tour, step, two_opt_move
 
 
-@njit(cache=True)
+@kernel
 def improve_2opt(space: Space, tour: Tour, active: Active, a: int) -> float:
     """Make the first improving 2-opt move that joins a to a candidate; returns its delta (0.0 if none).
 
