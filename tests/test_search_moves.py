@@ -421,7 +421,7 @@ def test_bridge_moves_from_a_local_optimum_keep_a_valid_tour_and_the_length_they
 
 def test_the_search_kernels_are_compiled_without_reference_counting() -> None:
     """The kicks' loop and every move it makes are `amsolve.search.kernel` kernels (numba's
-    `_nrt=False`): compiled with `njit` instead, they keep the same results and lose a third of
+    `_nrt=False`): compiled with `njit` instead, they keep the same results and lose a quarter of
     their speed, which no other test would notice."""
     kernels = (local_search._kicks, local_search._drain, local_search._examine, local_search.kick)
     kernels += (improve_lk, improve_bridge, improve_2opt, improve_oropt, kopt.improve_kopt, merge_tours, _one_tree)

@@ -5,9 +5,10 @@ pruning pass cannot prove a count's rise and fall cancel (in a loop with many br
 an LK level's) each use of an array through a helper leaves a pair of calls to the runtime, and
 the registers the calls clobber spill to the stack. Compiled without the runtime (numba's
 `_nrt=False`), a function holds its arrays as plain pointers: the same machine code, minus
-those calls. On one core, a kick and the LK search after it took 42–93 µs against 86–169 µs at
-100 cities, and 131–188 against 173–250 µs at 1,000 (`benchmarks/kick_cost.py`); the tours are
-the same, move for move.
+those calls. On one core a kick and the LK search after it cost 46–88 µs against 51–111 µs at
+100 cities and 89–103 against 109–140 µs at 1,000, and a 1-tree of the ascent 245–276 against
+298–392 µs at 1,000 cities (`benchmarks/kick_cost.py`, `benchmarks/results/kick_cost.md`); the
+tours are the same, move for move.
 
 The price is that a kernel may not create an array (an allocation, a copy, a slice assigned
 from an array), nor may any function it calls, since callees are compiled with the caller's
