@@ -27,7 +27,7 @@ from amsolve.search import local_search
 from amsolve.search.active import new_active
 from amsolve.search.candidates.alpha import _ascent, _build_graph, _one_tree, _Work, alpha_candidates
 from amsolve.search.construct import construct
-from amsolve.search.distances import distance_view, tour_length
+from amsolve.search.distances import DistanceView, distance_view, tour_length
 from amsolve.search.kicks import seed_kicks
 from amsolve.search.merge import new_merge_work
 from amsolve.search.space import make_space
@@ -36,7 +36,7 @@ from amsolve.search.tour import new_tour
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
-def converged_penalties(view) -> np.ndarray:
+def converged_penalties(view: DistanceView) -> np.ndarray:
     """The ascent's π run until its step vanishes, not for a time: the same in every run."""
     graph, work, pi = _build_graph(view), _Work.new(view.n), np.zeros(view.n)
     upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
@@ -44,7 +44,7 @@ def converged_penalties(view) -> np.ndarray:
     return pi
 
 
-def kick_cost(view, kicks: int, seed: int, digest: hashlib._Hash) -> float:
+def kick_cost(view: DistanceView, kicks: int, seed: int, digest: hashlib._Hash) -> float:
     """Microseconds per kick of the default LK search on `view`, from a greedy-edge tour taken to a
     local optimum, over `kicks` kicks (a multiple of the loop's 4 kicks per call)."""
     result = alpha_candidates(view, 8, 0.0, penalties=converged_penalties(view))
@@ -60,18 +60,18 @@ def kick_cost(view, kicks: int, seed: int, digest: hashlib._Hash) -> float:
     # began 0 and deadline 1 (long past as perf_counter values): the slack stays at its end value
     schedule = np.array([local_search.SLACK_START, local_search.SLACK_END, 0.0, 1.0, 1.0, 0.0])
     seed_kicks(seed)
-    args = (space, tour, active, work, code, 0.0, schedule, local_search.KICK_SEGMENT)
-    rest = (local_search.MERGE_EVERY, merge_work, child, best, lengths)
+    until = 0.0  # one batch of kicks per call
+    args = (space, tour, active, work, code, until, schedule, local_search.KICK_SEGMENT, local_search.MERGE_EVERY)
     made = 0
     start = time.perf_counter()
     while made < kicks:
-        made += local_search._kicks(*args, *rest)  # until = 0: one batch of kicks per call
+        made += local_search._kicks(*args, merge_work, child, best, lengths)
     seconds = time.perf_counter() - start
     digest.update(best.tobytes())
     return seconds / made * 1e6
 
 
-def tree_cost(view, trees: int) -> float:
+def tree_cost(view: DistanceView, trees: int) -> float:
     """Microseconds per minimum 1-tree of the ascent on `view`'s candidate graph (π = 0)."""
     graph, work = _build_graph(view), _Work.new(view.n)
     pi = np.zeros(view.n)
