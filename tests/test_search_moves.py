@@ -17,7 +17,15 @@ from amsolve.problem.distance import distance_matrix
 from amsolve.search import local_search
 from amsolve.search.active import Active, new_active
 from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
-from amsolve.search.candidates.alpha import _build_graph, _one_tree, _Work, alpha_candidates, alpha_values
+from amsolve.search.candidates.alpha import (
+    GRAPH_NEAREST,
+    RANK_NEAREST,
+    _build_graph,
+    _one_tree,
+    _Work,
+    alpha_candidates,
+    alpha_values,
+)
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, complete_nearest, construct
 from amsolve.search.distances import DistanceView, coordinate_view, dist, tour_length
@@ -281,6 +289,49 @@ def test_alpha_nearness_equals_brute_force(seed: int, dense: bool) -> None:
     transformed = distance_matrix(view.points, "EUCLIDEAN") + pi[:, None] + pi[None, :]
     expected = brute_force_alpha(transformed, int(work.special[0]))
     np.testing.assert_allclose(computed, expected, atol=1e-9)
+
+
+def test_sparse_candidates_are_the_alpha_best_of_a_wider_pool_than_the_trees_graph() -> None:
+    """Above the complete graph's size the 1-trees see each city's GRAPH_NEAREST nearest (and its
+    quadrant neighbours), but its candidates are the α-best of its RANK_NEAREST nearest, α being
+    a pair's π-length less the heaviest edge on the tree path between them."""
+    rng = np.random.default_rng(6)
+    n = 400
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    result = alpha_candidates(view, 8, seconds=0.05)
+    pi = result.penalties
+    graph, work = _build_graph(view), _Work.new(n)
+    assert not graph.dense and GRAPH_NEAREST < RANK_NEAREST
+    _one_tree(graph, pi, work)
+    lengths = distance_matrix(view.points, "EUCLIDEAN") + pi[:, None] + pi[None, :]
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    for child, parent in enumerate(work.parent):
+        if parent >= 0:
+            neighbours[child].append(int(parent))
+            neighbours[int(parent)].append(child)
+    alpha = np.zeros((n, n))
+    for start in range(n):  # the heaviest edge on the tree path from `start` to every city
+        heaviest, stack = {start: 0.0}, [start]
+        while stack:
+            city = stack.pop()
+            for other in neighbours[city]:
+                if other not in heaviest:
+                    heaviest[other] = max(heaviest[city], lengths[city, other])
+                    stack.append(other)
+        alpha[start] = lengths[start] - np.array([heaviest[j] for j in range(n)])
+    special = int(work.special[0])
+    nearest = np.argsort(distance_matrix(view.points, "EUCLIDEAN"), axis=1)[:, 1 : RANK_NEAREST + 1]
+    beyond_the_trees_graph = 0
+    for i in range(n):
+        chosen = [int(c) for c in result.candidates[i] if c != special]
+        if i == special or not chosen:
+            continue
+        worst_chosen = max(alpha[i, c] for c in chosen)
+        for j in nearest[i]:
+            if j != special and j not in chosen:
+                assert alpha[i, j] >= worst_chosen - 1e-9
+        beyond_the_trees_graph += sum(c in nearest[i][GRAPH_NEAREST:] for c in chosen)
+    assert beyond_the_trees_graph > 0  # some candidates come from outside the trees' nearest
 
 
 def test_ascent_raises_the_lower_bound_and_keeps_below_a_tour() -> None:

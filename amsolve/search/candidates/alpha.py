@@ -12,7 +12,9 @@ does (Helsgaun 2000); this is how LKH builds its candidate lists.
 
 The trees are computed on a sparse graph for large instances (the union of the nearest and the
 quadrant neighbours, made connected), on the complete graph for small ones. The ascent stops
-after a time budget, keeping the best penalties found.
+after a time budget, keeping the best penalties found. On a sparse graph the candidates are then
+ranked over a wider one (`RANK_NEAREST`): α needs only the tree, so it is defined for edges the
+trees never saw.
 """
 
 from __future__ import annotations
@@ -40,7 +42,15 @@ ASCENT_PATIENCE = 20
 """Trees without a better bound after which the ascent halves its step."""
 
 GRAPH_NEAREST = 10
-"""Nearest neighbours of each city in the sparse graph, besides its two nearest in each quadrant."""
+"""Nearest neighbours of each city in the sparse graph of the ascent's 1-trees, besides its two
+nearest in each quadrant."""
+
+RANK_NEAREST = 16
+"""Nearest neighbours of each city (besides its two nearest in each quadrant) among which its
+candidates are ranked by α, on a sparse graph. α is defined for any pair, on the ascent's graph
+or not (the tree path's heaviest edge), and an edge the 1-trees never see can still be a tour's:
+on one 1,000-city instance two edges of the reference tour are the 11th and 12th nearest of their
+ends, outside the ascent's graph, and among the 8 α-nearest once ranked."""
 
 _INFINITY = np.inf
 
@@ -72,8 +82,9 @@ def alpha_candidates(
     """The k candidates of each city by α-nearness after at most `seconds` of Held–Karp ascent.
 
     `penalties` (n,) start the ascent where they are (learned or earlier penalties) instead of at 0;
-    with `seconds` = 0 they are used as they are. The time to build the graph and to rank the edges
-    comes on top of `seconds`: about 1 µs per city for each.
+    with `seconds` = 0 they are used as they are. The time to build the graphs (the trees' and,
+    when sparse, the wider one the edges are ranked on) and to rank the edges comes on top of
+    `seconds`: a few µs per city.
     """
     if k < 1:
         raise InputError(f"the number of candidates must be at least 1, got {k}")
@@ -91,7 +102,7 @@ def alpha_candidates(
         upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
         bound, made = _ascent(graph, pi, work, deadline, upper)
         iterations += made
-    candidates = _rank(graph, pi, work, k)
+    candidates = _rank(graph if graph.dense else _build_graph(view, RANK_NEAREST), pi, work, k)
     return AlphaResult(candidates, pi, bound, iterations)
 
 
@@ -126,18 +137,19 @@ def dense_graph_limit(code: int) -> int:
     return DENSE_CITIES if code in PLANAR_CODES else DENSE_CITIES_OTHER
 
 
-def _build_graph(view: DistanceView) -> _Graph:
-    """The complete graph for small instances, else nearest and quadrant neighbours, made connected."""
+def _build_graph(view: DistanceView, nearest: int = GRAPH_NEAREST) -> _Graph:
+    """The complete graph for small instances, else each city's `nearest` nearest and its quadrant
+    neighbours, made connected."""
     n = view.n
     if n <= dense_graph_limit(view.code):
         indptr, others = _complete_rows(n)
         return _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
     if view.code in PLANAR_CODES:
         neighbours = np.concatenate(
-            [nearest_in_grid(view.points, GRAPH_NEAREST, False), nearest_in_grid(view.points, 2, True)], axis=1
+            [nearest_in_grid(view.points, nearest, False), nearest_in_grid(view.points, 2, True)], axis=1
         )
     else:
-        neighbours = nearest_neighbours(view, GRAPH_NEAREST)
+        neighbours = nearest_neighbours(view, nearest)
     indptr, indices = _symmetric_rows(neighbours, _component_links(neighbours))
     return _Graph(indptr, indices, _edge_lengths(view.points, view.code, indptr, indices), False)
 
