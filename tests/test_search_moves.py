@@ -318,7 +318,7 @@ def test_sparse_candidates_are_the_alpha_best_of_a_wider_pool_than_the_trees_gra
                 if other not in heaviest:
                     heaviest[other] = max(heaviest[city], lengths[city, other])
                     stack.append(other)
-        alpha[start] = lengths[start] - np.array([heaviest[j] for j in range(n)])
+        alpha[start] = np.maximum(0.0, lengths[start] - np.array([heaviest[j] for j in range(n)]))
     special = int(work.special[0])
     nearest = np.argsort(distance_matrix(view.points, "EUCLIDEAN"), axis=1)[:, 1 : RANK_NEAREST + 1]
     beyond_the_trees_graph = 0
