@@ -25,7 +25,7 @@ from amsolve.io.dataset import read_dataset
 from amsolve.machine import machine_description
 from amsolve.search import local_search
 from amsolve.search.active import new_active
-from amsolve.search.candidates.alpha import _ascent, _build_graph, _one_tree, _Work, alpha_candidates
+from amsolve.search.candidates.alpha import _ascent, _build_graphs, _one_tree, _Work, alpha_candidates
 from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view, tour_length
 from amsolve.search.kicks import seed_kicks
@@ -38,7 +38,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 def converged_penalties(view: DistanceView) -> np.ndarray:
     """The ascent's π run until its step vanishes, not for a time: the same in every run."""
-    graph, work, pi = _build_graph(view), _Work.new(view.n), np.zeros(view.n)
+    graph, work, pi = _build_graphs(view)[0], _Work.new(view.n), np.zeros(view.n)
     upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
     _ascent(graph, pi, work, np.inf, upper)
     return pi
@@ -73,7 +73,7 @@ def kick_cost(view: DistanceView, kicks: int, seed: int, digest: hashlib._Hash) 
 
 def tree_cost(view: DistanceView, trees: int) -> float:
     """Microseconds per minimum 1-tree of the ascent on `view`'s candidate graph (π = 0)."""
-    graph, work = _build_graph(view), _Work.new(view.n)
+    graph, work = _build_graphs(view)[0], _Work.new(view.n)
     pi = np.zeros(view.n)
     _one_tree(graph, pi, work)
     start = time.perf_counter()

@@ -20,7 +20,7 @@ from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
 from amsolve.search.candidates.alpha import (
     GRAPH_NEAREST,
     RANK_NEAREST,
-    _build_graph,
+    _build_graphs,
     _one_tree,
     _Work,
     alpha_candidates,
@@ -280,7 +280,7 @@ def test_alpha_nearness_equals_brute_force(seed: int, dense: bool) -> None:
     n = int(rng.integers(5, 11))
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     pi = rng.normal(0.0, 0.05, n) if seed % 2 else np.zeros(n)
-    graph, work = _build_graph(view)._replace(dense=dense), _Work.new(n)  # the complete graph either way
+    graph, work = _build_graphs(view)[0]._replace(dense=dense), _Work.new(n)  # the complete graph either way
     _one_tree(graph, pi, work)
     computed = np.zeros((n, n))
     for i in range(n):
@@ -300,7 +300,7 @@ def test_sparse_candidates_are_the_alpha_best_of_a_wider_pool_than_the_trees_gra
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     result = alpha_candidates(view, 8, seconds=0.05)
     pi = result.penalties
-    graph, work = _build_graph(view), _Work.new(n)
+    graph, work = _build_graphs(view)[0], _Work.new(n)
     assert not graph.dense and GRAPH_NEAREST < RANK_NEAREST
     _one_tree(graph, pi, work)
     lengths = distance_matrix(view.points, "EUCLIDEAN") + pi[:, None] + pi[None, :]

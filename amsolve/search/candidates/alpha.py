@@ -90,7 +90,7 @@ def alpha_candidates(
         raise InputError(f"the number of candidates must be at least 1, got {k}")
     n = view.n
     k = min(k, n - 1)
-    graph = _build_graph(view)
+    graph, rank_graph = _build_graphs(view)
     pi = np.zeros(n) if penalties is None else np.array(penalties, dtype=np.float64)
     if pi.shape != (n,) or not np.isfinite(pi).all():
         raise InputError(f"penalties must be {n} finite numbers")
@@ -102,7 +102,7 @@ def alpha_candidates(
         upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
         bound, made = _ascent(graph, pi, work, deadline, upper)
         iterations += made
-    candidates = _rank(graph if graph.dense else _build_graph(view, RANK_NEAREST), pi, work, k)
+    candidates = _rank(rank_graph, pi, work, k)
     return AlphaResult(candidates, pi, bound, iterations)
 
 
@@ -137,19 +137,27 @@ def dense_graph_limit(code: int) -> int:
     return DENSE_CITIES if code in PLANAR_CODES else DENSE_CITIES_OTHER
 
 
-def _build_graph(view: DistanceView, nearest: int = GRAPH_NEAREST) -> _Graph:
-    """The complete graph for small instances, else each city's `nearest` nearest and its quadrant
-    neighbours, made connected."""
+def _build_graphs(view: DistanceView) -> tuple[_Graph, _Graph]:
+    """The graph of the ascent's 1-trees and the graph the candidates are ranked on: the complete
+    graph for small instances (both), else each city's `GRAPH_NEAREST` and `RANK_NEAREST` nearest
+    with its quadrant neighbours, made connected, from one search for neighbours."""
     n = view.n
     if n <= dense_graph_limit(view.code):
         indptr, others = _complete_rows(n)
-        return _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
+        complete = _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
+        return complete, complete
     if view.code in PLANAR_CODES:
-        neighbours = np.concatenate(
-            [nearest_in_grid(view.points, nearest, False), nearest_in_grid(view.points, 2, True)], axis=1
+        wide = np.concatenate(
+            [nearest_in_grid(view.points, RANK_NEAREST, False), nearest_in_grid(view.points, 2, True)], axis=1
         )
     else:
-        neighbours = nearest_neighbours(view, nearest)
+        wide = nearest_neighbours(view, RANK_NEAREST)
+    narrow = np.delete(wide, np.s_[GRAPH_NEAREST:RANK_NEAREST], axis=1)  # the nearest come closest first
+    return _sparse_graph(view, narrow), _sparse_graph(view, wide)
+
+
+def _sparse_graph(view: DistanceView, neighbours: np.ndarray) -> _Graph:
+    """The graph of each city's `neighbours` row (-1 for none), made symmetric and connected."""
     indptr, indices = _symmetric_rows(neighbours, _component_links(neighbours))
     return _Graph(indptr, indices, _edge_lengths(view.points, view.code, indptr, indices), False)
 
