@@ -12,7 +12,7 @@ Peers (`pip install '.[peers]'`):
 - fast-tsp 0.2.2 reads a dense matrix of 16-bit integers: distances are scaled so that the longest
   is 65,000 and rounded (its tours are then measured on the true distances); the n × n matrix is
   built before its clock starts, and building it is reported apart.
-- LKH-3 through elkai 2.0 (`TIME_LIMIT` set to the budget, one run): its preprocessing (the
+- LKH-3 through elkai 2.0 (`TIME_LIMIT` set to the budget, one run, `SEED` the seed + 1): its preprocessing (the
   subgradient ascent) comes on top of that limit and is counted in its time, so its seconds may
   exceed the budget (with `TOTAL_TIME_LIMIT` as well, it returned its unimproved first tour whenever
   the ascent outlasted the budget, e.g. 266 % above the reference at 1,000 cities in 1 s).
@@ -94,7 +94,8 @@ def run_cli(path: Path, limit: int | None, budget: float) -> list[tuple[np.ndarr
     return [(np.array(row["tour"]), row["seconds"]) for row in json.loads(output)["instances"]]
 
 
-def fast_tsp_tour(instance: Instance, budget: float) -> tuple[np.ndarray, float]:
+def fast_tsp_tour(instance: Instance, budget: float, seed: int = 0) -> tuple[np.ndarray, float]:
+    """fast-tsp's tour within `budget` seconds (it takes no seed: its draws differ from call to call)."""
     import fast_tsp
 
     matrix = instance_matrix(instance)
@@ -114,8 +115,9 @@ LKH_FITTED = "CANDIDATE_SET_TYPE = DELAUNAY\nINITIAL_PERIOD = 100\nTOTAL_TIME_LI
 """LKH-3's parameters for a run whose preprocessing counts inside the budget (`lkh-fit`)."""
 
 
-def lkh_tour(instance: Instance, budget: float, fitted: bool = False) -> tuple[np.ndarray, float]:
-    """LKH-3's tour through elkai within `budget` seconds of search (`fitted`: of everything, LKH_FITTED)."""
+def lkh_tour(instance: Instance, budget: float, seed: int = 0, fitted: bool = False) -> tuple[np.ndarray, float]:
+    """LKH-3's tour through elkai within `budget` seconds of search (`fitted`: of everything, LKH_FITTED),
+    with LKH's `SEED` = seed + 1 (seed 0 is LKH's default seed, 1)."""
     from elkai import _elkai
 
     coords = instance.coords
@@ -126,7 +128,8 @@ def lkh_tour(instance: Instance, budget: float, fitted: bool = False) -> tuple[n
     lines = [f"TYPE : TSP\nDIMENSION : {instance.n}\nEDGE_WEIGHT_TYPE : {kind}\nNODE_COORD_SECTION"]
     lines += [f"{i + 1} {x:.0f} {y:.0f}" if kind == "EUC_2D" else f"{i + 1} {x} {y}" for i, (x, y) in enumerate(coords)]
     problem = "\n".join(lines) + "\nEOF\n"
-    params = f"RUNS = 1\nMAX_TRIALS = 100000000\nTIME_LIMIT = {budget}\nPROBLEM_FILE = :stdin:\nTRACE_LEVEL = 0\n"
+    params = f"RUNS = 1\nMAX_TRIALS = 100000000\nTIME_LIMIT = {budget}\nSEED = {seed + 1}\n"
+    params += "PROBLEM_FILE = :stdin:\nTRACE_LEVEL = 0\n"
     if fitted:
         params += LKH_FITTED.format(budget=budget)
     started = time.perf_counter()
@@ -139,12 +142,15 @@ def measure(
     instances: list[Instance],
     budget: float,
     solver: str,
-    solve_one: Callable[[Instance, float], tuple[np.ndarray, float]],
+    solve_one: Callable[[Instance, float, int], tuple[np.ndarray, float]],
+    seeds: range,
 ) -> list[Result]:
+    """A peer's results on every instance with every seed."""
     results = []
-    for instance in instances:
-        tour, seconds = solve_one(instance, budget)
-        results.append(Result(dataset, instance.name, solver, budget, gap(instance, tour), seconds, False))
+    for seed in seeds:
+        for instance in instances:
+            tour, seconds = solve_one(instance, budget, seed)
+            results.append(Result(dataset, instance.name, solver, budget, gap(instance, tour), seconds, False, seed))
     return results
 
 
@@ -174,7 +180,7 @@ def main() -> None:
         "--seeds",
         type=int,
         default=1,
-        help="run each amsolve pipeline with N seeds (its random draws: kicks, random starts)",
+        help="run each solver with N seeds (amsolve's random draws, LKH-3's SEED = seed + 1; fast-tsp takes none)",
     )
     parser.add_argument("--first-seed", type=int, default=0, help="the first of the seeds")
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
@@ -196,6 +202,7 @@ def main() -> None:
     datasets = [(path.stem, path, load_instances(path, limit=args.limit)) for path in args.dataset]
     if args.name and datasets:
         datasets = [(args.name, None, [i for _, _, instances in datasets for i in instances])]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
     for name, path, instances in datasets:
         instances = [
             i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances
@@ -207,7 +214,7 @@ def main() -> None:
                 rows.append(
                     [
                         Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural, seed)
-                        for seed in range(args.first_seed, args.first_seed + args.seeds)
+                        for seed in seeds
                         for i, (t, s) in zip(instances, run_amsolve(instances, budget, pipeline, seed), strict=True)
                     ]
                 )
@@ -220,12 +227,12 @@ def main() -> None:
                     ]
                 )
             if "fast-tsp" in solvers:
-                rows.append(measure(name, instances, budget, "fast-tsp 0.2.2", fast_tsp_tour))
+                rows.append(measure(name, instances, budget, "fast-tsp 0.2.2", fast_tsp_tour, seeds))
             if "lkh" in solvers:
-                rows.append(measure(name, instances, budget, "LKH-3 (elkai)", lkh_tour))
+                rows.append(measure(name, instances, budget, "LKH-3 (elkai)", lkh_tour, seeds))
             if "lkh-fit" in solvers:
                 fitted = partial(lkh_tour, fitted=True)
-                rows.append(measure(name, instances, budget, "LKH-3 fitted to the budget", fitted))
+                rows.append(measure(name, instances, budget, "LKH-3 fitted to the budget", fitted, seeds))
             for results in rows:
                 print(summary(results), flush=True)
                 everything += results
