@@ -62,10 +62,11 @@ def kick_cost(view: DistanceView, kicks: int, seed: int, digest: hashlib._Hash) 
     seed_kicks(seed)
     until = 0.0  # one batch of kicks per call
     args = (space, tour, active, work, code, until, schedule, local_search.KICK_SEGMENT, local_search.MERGE_EVERY)
+    polish, kicked = local_search._polishes(code, view.n), np.empty(8, dtype=np.int64)
     made = 0
     start = time.perf_counter()
     while made < kicks:
-        made += local_search._kicks(*args, merge_work, child, best, lengths)
+        made += local_search._kicks(*args, merge_work, child, best, lengths, polish, kicked)
     seconds = time.perf_counter() - start
     digest.update(best.tobytes())
     return seconds / made * 1e6

@@ -15,9 +15,12 @@ from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search,
 from amsolve.search.distances import coordinate_view, dist, kernel_points, metric_code
 from amsolve.search.local_search import (
     CYCLE_KICKS,
+    POLISH_CITIES,
     SLACK_END,
     SLACK_START,
     _fix_cycles,
+    _method_code,
+    _polishes,
     _slack_length,
     scheduled_slack,
 )
@@ -325,6 +328,19 @@ def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
     assert is_permutation(tour)
     assert length == pytest.approx(tour_lengths(coords, metric, tour), rel=1e-13)
     assert length < local[0]  # the kicks found a shorter tour than the local optimum
+
+
+def test_polished_kicks_keep_a_tour_and_the_length_they_claim() -> None:
+    n = POLISH_CITIES[0]
+    assert _polishes(_method_code("lk", n), n) and not _polishes(_method_code("lk", n - 1), n - 1)
+    rng = np.random.default_rng(12)
+    coords = rng.random((n, 2))
+    start = rng.permutation(n)
+    _, local = search(coords, "EUCLIDEAN", start[None])
+    tour, length = kicked(coords, "EUCLIDEAN", start, deadline=time.perf_counter() + 0.2, seed=4)
+    assert is_permutation(tour)
+    assert length == pytest.approx(tour_lengths(coords, "EUCLIDEAN", tour), rel=1e-13)
+    assert length < local[0]
 
 
 def test_slack_falls_from_start_to_end_over_the_budget() -> None:

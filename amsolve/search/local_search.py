@@ -46,7 +46,7 @@ from numba import njit
 
 from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
-from amsolve.search.active import Active, new_active, pop, push_all, size
+from amsolve.search.active import Active, new_active, pop, push, push_all, size
 from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
 from amsolve.search.kernel import copy_into, kernel
@@ -97,6 +97,21 @@ def new_step_work() -> StepWork:
     """Work arrays for `_examine`."""
     return StepWork(lk.new_scratch(), kopt.new_scratch())
 
+
+POLISH_CITIES = (300, 2000)
+"""Tour sizes, from the first up to (not including) the second, whose kicks are polished: when a
+kick and the 3-opt search after it leave the tour shorter than before the kick, the kick's cities
+are searched again with 5-opt basis moves (`_FIVE_OPT`), so that the deeper move is paid for only
+where a kick found something. Measured with the rule at every size, side by side on the two cores
+against the search without it (runs with the cores swapped): at 1,000 cities in 1 s 0.0206
+against 0.0240 % (32 instances, four runs of 4 seeds, better in each), in 5 s 0.0011 against
+0.0009 % (one seed, two runs); at 100 cities 0.0024 against 0.0052 % in 0.02 s (256 × 4 × 2; one
+run without it had a stalled instance) and 0.0002 against 0.0003 % in 0.05 s; on the six large
+TSPLIB instances in 10 s 0.101 against 0.092 % (one seed, two runs), hence the upper bound, where
+the first descent takes 5-opt moves (`FIVE_OPT_MIN_CITIES`). The lower bound is `JOIN3_MIN_CITIES`'s:
+below it a kick's few microseconds matter most. Polishing every kick that changed the length, not
+only those that shortened it, measured 0.0179 against 0.0196 % at 1,000 cities in 1 s and 0.0038
+against 0.0021 % at 100 cities in 0.02 s."""
 
 JOIN3_MIN_CITIES = 300
 """Smallest tour whose LK search also joins a split's two cycles with 3-opt moves
@@ -193,6 +208,11 @@ def _first_descent_code(code: int, n: int) -> int:
     return code | _FIVE_OPT if code >= _LK and n >= FIVE_OPT_MIN_CITIES else code
 
 
+def _polishes(code: int, n: int) -> bool:
+    """Whether the kicks of an LK search (code `code`) on n cities are polished (`POLISH_CITIES`)."""
+    return code >= _LK and POLISH_CITIES[0] <= n < POLISH_CITIES[1]
+
+
 def check_local_search(method: str) -> None:
     """InputError naming the valid values unless `method` is one of LOCAL_SEARCHES."""
     if method not in LOCAL_SEARCHES:
@@ -275,6 +295,8 @@ def _kicks(
     child: np.ndarray,
     best_order: np.ndarray,
     lengths: np.ndarray,
+    polish: bool,
+    kicked: np.ndarray,
 ) -> int:
     """Kicks, each followed by local search, until `until` (a `perf_counter` value; one kick at
     least). A kicked tour is kept when it is at most the slack longer than before, else undone;
@@ -284,6 +306,9 @@ def _kicks(
     every look at the clock.
     Every `merge_every` kicks (0: never), a wandering tour is merged into the shortest one
     stretch by stretch, and the search goes on from the merged tour when it is shorter.
+
+    With `polish` (`POLISH_CITIES`), a kick whose search leaves the tour shorter than before has
+    its cities, kept in `kicked` (8,), searched again with 5-opt steps.
 
     `lengths` (2,) holds the current and the shortest length seen and is updated; `best_order`
     receives the shortest tour whenever the search leaves it, and at the end. Returns how many
@@ -297,7 +322,14 @@ def _kicks(
     while True:
         commit(tour)
         delta = kick(space, tour, active, kick_segment, kicks)
+        n_kicked = min(size(active), kicked.shape[0])
+        for i in range(n_kicked):
+            kicked[i] = active.cities[(active.state[0] + i) % n]
         delta += _drain(space, tour, active, work, method, until, True)
+        if polish and delta < -space.tolerance:
+            for i in range(n_kicked):
+                push(active, kicked[i])
+            delta += _drain(space, tour, active, work, method | _FIVE_OPT, until, True)
         while size(active):  # a search cut short leaves cities queued
             pop(active)
         kicks += 1
@@ -400,6 +432,7 @@ def iterated_local_search(
         active, merge_work, child = new_active(view.n), new_merge_work(view.n), np.empty(view.n, dtype=np.int64)
         began = min(time.perf_counter(), deadline - 1e-9)
         schedule = np.array([slack[0], slack[1], began, deadline, 0.0, 0.0])
+        kicked = np.empty(8, dtype=np.int64)
         while True:  # one kick at least, so that a warm-up reaches every kernel
             until = min(deadline, time.perf_counter() + _PROGRESS_EVERY)
             _kicks(
@@ -416,6 +449,8 @@ def iterated_local_search(
                 child,
                 best,
                 lengths,
+                _polishes(code, view.n),
+                kicked,
             )
             if time.perf_counter() >= deadline:
                 break
