@@ -108,10 +108,10 @@ against 0.0240 % (32 instances, four runs of 4 seeds, better in each), in 5 s 0.
 0.0009 % (one seed, two runs); at 100 cities 0.0024 against 0.0052 % in 0.02 s (256 × 4 × 2; one
 run without it had a stalled instance) and 0.0002 against 0.0003 % in 0.05 s; on the six large
 TSPLIB instances in 10 s 0.101 against 0.092 % (one seed, two runs), hence the upper bound, where
-the first descent takes 5-opt moves (`FIVE_OPT_MIN_CITIES`). The lower bound is `JOIN3_MIN_CITIES`'s: the
-100-city figure turns on one stalled instance, so the rule stays off there. Polishing every kick that changed the length, not
-only those that shortened it, measured 0.0179 against 0.0196 % at 1,000 cities in 1 s and 0.0038
-against 0.0021 % at 100 cities in 0.02 s."""
+the first descent takes 5-opt moves (`FIVE_OPT_MIN_CITIES`). The lower bound is `JOIN3_MIN_CITIES`'s:
+the 100-city figure turns on one stalled instance, so the rule stays off there. Polishing every
+kick that changed the length, not only those that shortened it, measured 0.0179 against 0.0196 %
+at 1,000 cities in 1 s and 0.0038 against 0.0021 % at 100 cities in 0.02 s."""
 
 JOIN3_MIN_CITIES = 300
 """Smallest tour whose LK search also joins a split's two cycles with 3-opt moves
