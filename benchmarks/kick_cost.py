@@ -28,7 +28,7 @@ from amsolve.search.active import new_active
 from amsolve.search.candidates.alpha import _ascent, _build_graphs, _one_tree, _Work, alpha_candidates
 from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view, tour_length
-from amsolve.search.kicks import seed_kicks
+from amsolve.search.kicks import KICKED_CITIES, seed_kicks
 from amsolve.search.merge import new_merge_work
 from amsolve.search.space import make_space
 from amsolve.search.tour import new_tour
@@ -62,7 +62,7 @@ def kick_cost(view: DistanceView, kicks: int, seed: int, digest: hashlib._Hash) 
     seed_kicks(seed)
     until = 0.0  # one batch of kicks per call
     args = (space, tour, active, work, code, until, schedule, local_search.KICK_SEGMENT, local_search.MERGE_EVERY)
-    polish, kicked = local_search._polishes(code, view.n), np.empty(8, dtype=np.int64)
+    polish, kicked = local_search._polishes(code, view.n), np.empty(KICKED_CITIES, dtype=np.int64)
     made = 0
     start = time.perf_counter()
     while made < kicks:

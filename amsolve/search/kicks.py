@@ -23,6 +23,9 @@ segments up to n/3 gave 0.161 % in 10 s."""
 MIN_KICK_CITIES = 8
 """Smallest tour that is kicked; tinier ones are only locally optimised."""
 
+KICKED_CITIES = 8
+"""Cities a kick queues for the search after it: the ends of the four tour edges it cuts."""
+
 LONG_EDGE_KICK_EVERY = 10
 """One kick in this many is a double bridge on long tour edges (`long_edge_double_bridge`), the
 others are local (`segment_double_bridge`). Local kicks cannot change the order in which a tour

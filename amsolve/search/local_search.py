@@ -50,7 +50,7 @@ from amsolve.search.active import Active, new_active, pop, push, push_all, size
 from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
 from amsolve.search.kernel import copy_into, kernel
-from amsolve.search.kicks import KICK_SEGMENT, MIN_KICK_CITIES, kick, seed_kicks
+from amsolve.search.kicks import KICK_SEGMENT, KICKED_CITIES, MIN_KICK_CITIES, kick, seed_kicks
 from amsolve.search.merge import MergeWork, merge_tours, new_merge_work
 from amsolve.search.moves import kopt, lk
 from amsolve.search.moves.bridge import improve_bridge
@@ -308,7 +308,7 @@ def _kicks(
     stretch by stretch, and the search goes on from the merged tour when it is shorter.
 
     With `polish` (`POLISH_CITIES`), a kick whose search leaves the tour shorter than before has
-    its cities, kept in `kicked` (8,), searched again with 5-opt steps.
+    its cities, kept in `kicked` (`KICKED_CITIES`,), searched again with 5-opt steps.
 
     `lengths` (2,) holds the current and the shortest length seen and is updated; `best_order`
     receives the shortest tour whenever the search leaves it, and at the end. Returns how many
@@ -432,7 +432,7 @@ def iterated_local_search(
         active, merge_work, child = new_active(view.n), new_merge_work(view.n), np.empty(view.n, dtype=np.int64)
         began = min(time.perf_counter(), deadline - 1e-9)
         schedule = np.array([slack[0], slack[1], began, deadline, 0.0, 0.0])
-        kicked = np.empty(8, dtype=np.int64)
+        kicked = np.empty(KICKED_CITIES, dtype=np.int64)
         while True:  # one kick at least, so that a warm-up reaches every kernel
             until = min(deadline, time.perf_counter() + _PROGRESS_EVERY)
             _kicks(
