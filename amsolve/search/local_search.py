@@ -322,8 +322,8 @@ def _kicks(
     while True:
         commit(tour)
         delta = kick(space, tour, active, kick_segment, kicks)
-        n_kicked = min(size(active), kicked.shape[0])
-        for i in range(n_kicked):
+        n_kicked = min(size(active), kicked.shape[0]) if polish else 0
+        for i in range(n_kicked):  # the kick's cities, kept for the polish
             kicked[i] = active.cities[(active.state[0] + i) % n]
         delta += _drain(space, tour, active, work, method, until, True)
         if polish and delta < -space.tolerance:
