@@ -85,9 +85,10 @@ def run_amsolve(
     return [(solution.tour, solution.seconds) for solution in solutions]
 
 
-def run_cli(path: Path, limit: int | None, budget: float) -> list[tuple[np.ndarray, float]]:
-    """`amsolve solve FILE --time-limit B --json` in a process of its own (the seconds it reports)."""
-    command = [sys.executable, "-m", "amsolve", "solve", str(path), "--time-limit", str(budget), "--json"]
+def run_cli(path: Path, limit: int | None, budget: float, seed: int) -> list[tuple[np.ndarray, float]]:
+    """`amsolve solve FILE --time-limit B --seed S --json` in a process of its own (the seconds it reports)."""
+    command = [sys.executable, "-m", "amsolve", "solve", str(path), "--time-limit", str(budget), "--seed", str(seed)]
+    command += ["--json"]
     if limit is not None:
         command += ["--limit", str(limit)]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
@@ -219,11 +220,12 @@ def main() -> None:
                     ]
                 )
             if "cli" in solvers and path is not None:
-                found = run_cli(path, args.limit, budget)
+                neural = SolveOptions().neural  # the CLI's default pipeline
                 rows.append(
                     [
-                        Result(name, i.name, "amsolve CLI", budget, gap(i, i.positions_from_ids(t)), s, False)
-                        for i, (t, s) in zip(instances, found, strict=True)
+                        Result(name, i.name, "amsolve CLI", budget, gap(i, i.positions_from_ids(t)), s, neural, seed)
+                        for seed in seeds
+                        for i, (t, s) in zip(instances, run_cli(path, args.limit, budget, seed), strict=True)
                     ]
                 )
             if "fast-tsp" in solvers:
