@@ -54,3 +54,13 @@ def push_all(active: Active, order: np.ndarray) -> None:
 def size(active: Active) -> int:
     """How many cities are queued."""
     return active.state[1]
+
+
+@njit(cache=True, inline="always")
+def copy_queued(active: Active, out: np.ndarray) -> int:
+    """Copy the oldest queued cities, as many as `out` (m,) holds, into it; returns how many."""
+    count = min(active.state[1], out.shape[0])
+    n = active.cities.shape[0]
+    for i in range(count):
+        out[i] = active.cities[(active.state[0] + i) % n]
+    return count

@@ -46,7 +46,7 @@ from numba import njit
 
 from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
-from amsolve.search.active import Active, new_active, pop, push, push_all, size
+from amsolve.search.active import Active, copy_queued, new_active, pop, push, push_all, size
 from amsolve.search.clock import now
 from amsolve.search.distances import DistanceView, tour_length
 from amsolve.search.kernel import copy_into, kernel
@@ -110,8 +110,9 @@ run without it had a stalled instance) and 0.0002 against 0.0003 % in 0.05 s; on
 TSPLIB instances in 10 s 0.101 against 0.092 % (one seed, two runs), hence the upper bound, where
 the first descent takes 5-opt moves (`FIVE_OPT_MIN_CITIES`). The lower bound is `JOIN3_MIN_CITIES`'s:
 the 100-city figure turns on one stalled instance, so the rule stays off there. Polishing every
-kick that changed the length, not only those that shortened it, measured 0.0179 against 0.0196 %
-at 1,000 cities in 1 s and 0.0038 against 0.0021 % at 100 cities in 0.02 s."""
+kick that changed the length, not only those that shortened it, measured 0.0177 against 0.0200 %
+against this rule at 1,000 cities in 1 s, but 0.0151 against 0.0085 % on the twelve TSPLIB
+instances of 318–1,000 cities (docs/DESIGN.md, "Where the search falls behind LKH-3")."""
 
 JOIN3_MIN_CITIES = 300
 """Smallest tour whose LK search also joins a split's two cycles with 3-opt moves
@@ -308,7 +309,7 @@ def _kicks(
     stretch by stretch, and the search goes on from the merged tour when it is shorter.
 
     With `polish` (`POLISH_CITIES`), a kick whose search leaves the tour shorter than before has
-    its cities, kept in `kicked` (`KICKED_CITIES`,), searched again with 5-opt steps.
+    its cities, kept in `kicked` (`KICKED_CITIES`,) int64, searched again with 5-opt steps.
 
     `lengths` (2,) holds the current and the shortest length seen and is updated; `best_order`
     receives the shortest tour whenever the search leaves it, and at the end. Returns how many
@@ -322,9 +323,7 @@ def _kicks(
     while True:
         commit(tour)
         delta = kick(space, tour, active, kick_segment, kicks)
-        n_kicked = min(size(active), kicked.shape[0]) if polish else 0
-        for i in range(n_kicked):  # the kick's cities, kept for the polish
-            kicked[i] = active.cities[(active.state[0] + i) % n]
+        n_kicked = copy_queued(active, kicked) if polish else 0  # the kick's cities, kept for the polish
         delta += _drain(space, tour, active, work, method, until, True)
         if polish and delta < -space.tolerance:
             for i in range(n_kicked):
