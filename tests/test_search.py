@@ -331,7 +331,7 @@ def test_iterated_local_search_improves_on_local_search(metric: str) -> None:
 
 
 def test_polished_kicks_and_the_final_pass_keep_a_tour_and_the_length_they_claim() -> None:
-    """From POLISH_CITIES up the kicks are polished and a 5-opt pass ends the search (FINAL_PASS_SHARE)."""
+    """On the sizes in POLISH_CITIES the kicks are polished and a 5-opt pass ends the search (FINAL_PASS_SHARE)."""
     n = POLISH_CITIES[0]
     assert _polishes(_method_code("lk", n), n) and not _polishes(_method_code("lk", n - 1), n - 1)
     rng = np.random.default_rng(12)

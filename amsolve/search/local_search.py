@@ -423,7 +423,8 @@ def iterated_local_search(
 
     Returns the shortest tour met and its length; with method "none" the tour is returned as
     given. On the sizes in `POLISH_CITIES` the last `FINAL_PASS_SHARE` of the time goes to one
-    5-opt pass over the whole shortest tour. The result depends on `seed` and on how many kicks fit before the deadline.
+    5-opt pass over the whole shortest tour. The result depends on `seed` and on how many kicks
+    fit before the deadline.
     `on_progress` is called with the best length so far about every half second. `slack` (its start
     and end, in mean edges), `kick_segment` and `merge_every` are the kicks' parameters
     (`SLACK_START`, `SLACK_END`, `KICK_SEGMENT`, `MERGE_EVERY`); `penalties` as in `improve_tours`.
