@@ -37,13 +37,18 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=None, help="passed to amsolve solve")
     parser.add_argument("--decode", default=None, help="passed to amsolve solve (default: its default)")
     parser.add_argument("--candidates", default=None, help="passed to amsolve solve")
+    parser.add_argument("--solve-seed", type=int, default=None, help="passed to amsolve solve as --seed")
     args = parser.parse_args()
     points = np.random.default_rng(args.seed).uniform(0.0, SIDE, size=(args.cities, 2))
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"uniform{args.cities}.csv"
         np.savetxt(path, points, delimiter=",", fmt="%.3f")
         command = [sys.executable, "-m", "amsolve", "solve", str(path), "--json"]
-        for option, value in (("--time-limit", args.time_limit), ("--decode", args.decode)):
+        for option, value in (
+            ("--time-limit", args.time_limit),
+            ("--decode", args.decode),
+            ("--seed", args.solve_seed),
+        ):
             if value is not None:
                 command += [option, str(value)]
         if args.candidates is not None:
