@@ -18,11 +18,13 @@ from amsolve.search.local_search import (
     POLISH_CITIES,
     SLACK_END,
     SLACK_START,
+    SLACK_UNIT_MEDIANS,
     _fix_cycles,
     _method_code,
     _polishes,
     _slack_length,
     scheduled_slack,
+    slack_unit_scale,
 )
 from amsolve.search.tour import move_segment, new_tour, two_opt_move
 
@@ -361,6 +363,21 @@ def test_slack_runs_in_as_many_cycles_as_the_schedule_holds() -> None:
     assert at[3] < 0.2 and at[4] > 1.8
     schedule[4] = 0.0  # not fixed yet: one fall over the whole budget
     assert _slack_length(schedule, 1.5, shortest, n) == pytest.approx(scheduled_slack(0.5))
+
+
+def test_slack_unit_is_capped_at_median_edges_on_clustered_tours_only() -> None:
+    rng = np.random.default_rng(3)
+    uniform = rng.random((200, 2))
+    assert slack_unit_scale(coordinate_view(uniform, "EUCLIDEAN"), rng.permutation(200)) == 1.0
+    angles = np.linspace(0.0, 2 * np.pi, 10, endpoint=False)
+    ring = np.column_stack([np.cos(angles), np.sin(angles)])
+    clusters = np.vstack([ring, ring + [1000.0, 0.0]])  # two rings of 10 cities, 1,000 apart
+    order = np.arange(20)  # round one ring, across, round the other, and back
+    edges = np.linalg.norm(clusters[order] - clusters[np.roll(order, -1)], axis=1)
+    scale = slack_unit_scale(coordinate_view(clusters, "EUCLIDEAN"), order)
+    assert scale == pytest.approx(SLACK_UNIT_MEDIANS * np.median(edges) / edges.mean())
+    assert scale < 0.02  # 18 edges of 0.62 and two of about 1,000
+    assert slack_unit_scale(coordinate_view(np.zeros((5, 2)), "EUCLIDEAN"), np.arange(5)) == 1.0
 
 
 # kicks in the first tenth of a 10 s budget at 100 cities: none, a few, and 7.5 cycles' worth over the budget

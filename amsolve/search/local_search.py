@@ -48,7 +48,7 @@ from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, copy_queued, new_active, pop, push, push_all, size
 from amsolve.search.clock import now
-from amsolve.search.distances import DistanceView, tour_length
+from amsolve.search.distances import DistanceView, dist_rows, tour_length
 from amsolve.search.kernel import copy_into, kernel
 from amsolve.search.kicks import KICK_SEGMENT, KICKED_CITIES, MIN_KICK_CITIES, kick, seed_kicks
 from amsolve.search.merge import MergeWork, merge_tours, new_merge_work
@@ -156,6 +156,18 @@ end of 0.03 measured alike (0.009–0.010 % at 1,000 cities in 5 s). Going back 
 tour whenever the wandering one was three slacks above it lost the gain (0.161 % on the large
 instances in 10 s)."""
 
+SLACK_UNIT_MEDIANS = 2.0
+"""Most median edges the slack's unit may be. The slack is measured in mean edges of the tour, but
+where a few long edges between clusters make the mean edge more than this many median edges (the
+first local optimum's), its start and end are scaled down to it (`slack_unit_scale`). On fl417,
+whose mean edge is about 4 median edges, the slack's wide start made a kick about four times as
+costly as at its end (1 ms against 0.28 ms). Side by side on the two cores, cores swapped, 4 seeds
+× 2 runs a pair: fl417 in 0.3 s 0.19 and 0.22 against 0.38 and 0.28 % (two pairs); with the cap at
+1.3 median edges, 0.083 and 0.086 against 0.125 and 0.181 %. The other instances it changes
+(TSPLIB's pr144, pr226, d198, bier127, pr152, pr264, ali535, ulysses22) measured level in 0.05,
+0.3 and 1 s (docs/DESIGN.md). The mean edge is 1.25–1.36 median edges on uniform instances and at
+most 1.72 on the six large TSPLIB instances, so neither is changed."""
+
 CYCLE_KICKS = 5.0
 """Kicks per city in one cycle of the slack schedule: the falling slack (`SLACK_START` to
 `SLACK_END`) runs once for every this many kicks per city the search is expected to make, so a
@@ -206,6 +218,16 @@ def _fix_cycles(schedule: np.ndarray, clock: float, n: int) -> None:
     if schedule[4] == 0.0 and clock - began >= _CYCLES_FIXED_AT * (deadline - began):
         expected = schedule[5] * (deadline - began) / (clock - began)
         schedule[4] = max(1.0, math.floor(expected / (CYCLE_KICKS * n)))
+
+
+def slack_unit_scale(view: DistanceView, order: np.ndarray) -> float:
+    """What the slack (in mean edges of the tour `order`) is multiplied by so that its unit is at most
+    `SLACK_UNIT_MEDIANS` median edges of that tour: 1.0 on most instances, less on clustered ones."""
+    successor = np.empty_like(order)
+    successor[order] = np.roll(order, -1)
+    edges = dist_rows(view.points, view.code, successor[:, None])[:, 0]  # (n,) each city's edge to the next
+    mean = float(edges.mean())
+    return min(1.0, SLACK_UNIT_MEDIANS * float(np.median(edges)) / mean) if mean > 0.0 else 1.0
 
 
 def _method_code(method: str, n: int) -> int:
@@ -426,8 +448,9 @@ def iterated_local_search(
     5-opt pass over the whole shortest tour. The result depends on `seed` and on how many kicks
     fit before the deadline.
     `on_progress` is called with the best length so far about every half second. `slack` (its start
-    and end, in mean edges), `kick_segment` and `merge_every` are the kicks' parameters
-    (`SLACK_START`, `SLACK_END`, `KICK_SEGMENT`, `MERGE_EVERY`); `penalties` as in `improve_tours`.
+    and end, in mean edges, scaled by `slack_unit_scale`), `kick_segment` and `merge_every` are the
+    kicks' parameters (`SLACK_START`, `SLACK_END`, `KICK_SEGMENT`, `MERGE_EVERY`); `penalties` as in
+    `improve_tours`.
     """
     check_local_search(method)
     order = check_permutations(np.asarray(tour)[None], view.n)[0]
@@ -445,7 +468,8 @@ def iterated_local_search(
         began = min(time.perf_counter(), deadline - 1e-9)
         polish = _polishes(code, view.n)
         kicks_end = deadline - FINAL_PASS_SHARE * (deadline - began) if polish else deadline
-        schedule = np.array([slack[0], slack[1], began, kicks_end, 0.0, 0.0])
+        scale = slack_unit_scale(view, state.order)
+        schedule = np.array([slack[0] * scale, slack[1] * scale, began, kicks_end, 0.0, 0.0])
         kicked = np.empty(KICKED_CITIES, dtype=np.int64)
         while True:  # one kick at least, so that a warm-up reaches every kernel
             until = min(kicks_end, time.perf_counter() + _PROGRESS_EVERY)
