@@ -12,21 +12,28 @@ from hypothesis import strategies as st
 from amsolve.errors import InputError, TourError
 from amsolve.problem.distance import distance_matrix, pair_distances, tour_lengths
 from amsolve.search import LOCAL_SEARCHES, improve_tours, iterated_local_search, nearest_neighbours
+from amsolve.search.active import new_active, pop
+from amsolve.search.active import size as queued
 from amsolve.search.distances import coordinate_view, dist, kernel_points, metric_code
+from amsolve.search.kicks import kick, seed_kicks
 from amsolve.search.local_search import (
     CYCLE_KICKS,
     POLISH_CITIES,
     SLACK_END,
     SLACK_START,
     SLACK_UNIT_MEDIANS,
+    _drain,
     _fix_cycles,
+    _local_search,
     _method_code,
     _polishes,
     _slack_length,
+    new_step_work,
     scheduled_slack,
     slack_unit_scale,
 )
-from amsolve.search.tour import move_segment, new_tour, two_opt_move
+from amsolve.search.space import make_space
+from amsolve.search.tour import commit, move_segment, new_tour, two_opt_move, undo
 
 METRICS = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EUCLIDEAN")
 """The metrics these tests draw 2-D coordinates for; tests/test_matrices.py covers MAN_2D, MAX_2D, EUC_3D, EXPLICIT."""
@@ -62,6 +69,10 @@ def random_tours(rng: np.random.Generator, n: int, k: int = 3) -> np.ndarray:
 
 def is_permutation(tours: np.ndarray) -> bool:
     return bool((np.sort(tours, axis=-1) == np.arange(tours.shape[-1])).all())
+
+
+def tour_edges(order: np.ndarray) -> set[frozenset[int]]:
+    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
 
 
 def improving(delta: float, metric: str) -> bool:
@@ -344,6 +355,35 @@ def test_polished_kicks_and_the_final_pass_keep_a_tour_and_the_length_they_claim
     assert is_permutation(tour)
     assert length == pytest.approx(tour_lengths(coords, "EUCLIDEAN", tour), rel=1e-13)
     assert length < local[0]
+
+
+def test_a_kicks_search_stops_once_it_has_undone_the_kick() -> None:
+    """After a kick, the search stops when its moves have taken back the kick's change in length:
+    the tour is then the one before the kick, and the cities still queued are left unexamined."""
+    rng = np.random.default_rng(14)
+    n = 300
+    view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
+    space = make_space(view, nearest_neighbours(view, 8))
+    code, work = _method_code("lk", n), new_step_work()
+    state, active = new_tour(rng.permutation(n), 1 << 12), new_active(n)
+    _local_search(space, state, work, code, np.inf)
+    seed_kicks(2)
+    undone = stopped_early = 0
+    for count in range(200):
+        commit(state)
+        before = state.order.copy()
+        change = kick(space, state, active, 30, count)
+        change += _drain(space, state, active, work, code, np.inf, True, change)
+        if abs(change) <= space.tolerance:
+            undone += 1
+            assert tour_edges(state.order) == tour_edges(before)
+            stopped_early += queued(active) > 0
+        else:
+            assert queued(active) == 0
+        while queued(active):
+            pop(active)
+        undo(state, 0)
+    assert undone > 100 and stopped_early > 50
 
 
 def test_slack_falls_from_start_to_end_over_the_budget() -> None:
