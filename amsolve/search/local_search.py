@@ -289,7 +289,7 @@ def _drain(
     After a kick that lengthened the tour by `kick_change`, the search also stops once its moves
     have taken that back. The tour is then, but for a tie, the one before the kick, where every city
     still queued was searched and found nothing: at 1,000 cities about a sixth of all examinations
-    were such repeats. Stopping there cut a kick's cost by a quarter to a third
+    were such repeats. Stopping there cut a kick's cost by a fifth to a third
     (`benchmarks/kick_cost.py`) and measured 0.0133 against 0.0180 % at 1,000 cities in 1 s
     (docs/DESIGN.md, "A kick undone ends its search"). Returns the change in length.
     """
