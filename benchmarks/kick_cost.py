@@ -30,8 +30,8 @@ from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view, tour_length
 from amsolve.search.kicks import KICKED_CITIES, seed_kicks
 from amsolve.search.merge import new_merge_work
-from amsolve.search.space import make_space
-from amsolve.search.tour import new_tour
+from amsolve.search.space import Space, make_space
+from amsolve.search.tour import Tour, new_tour
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -44,15 +44,22 @@ def converged_penalties(view: DistanceView) -> np.ndarray:
     return pi
 
 
-def kick_cost(view: DistanceView, kicks: int, seed: int, digest: hashlib._Hash) -> float:
-    """Microseconds per kick of the default LK search on `view`, from a greedy-edge tour taken to a
-    local optimum, over `kicks` kicks (a multiple of the loop's 4 kicks per call)."""
+def local_optimum(view: DistanceView) -> tuple[Space, int, Tour, local_search.StepWork]:
+    """The default LK search's parts on `view` (8 α-nearest from a converged ascent, its method code,
+    its work arrays) and a greedy-edge tour taken to a local optimum with them."""
     result = alpha_candidates(view, 8, 0.0, penalties=converged_penalties(view))
     space = make_space(view, result.candidates, result.penalties)
     code = local_search._method_code("lk", view.n)
     tour = new_tour(construct(view, "greedy-edge"), local_search._KICK_JOURNAL)
     work = local_search.new_step_work()
     local_search._local_search(space, tour, work, local_search._first_descent_code(code, view.n), np.inf)
+    return space, code, tour, work
+
+
+def kick_cost(view: DistanceView, kicks: int, seed: int, digest: hashlib._Hash) -> float:
+    """Microseconds per kick of the default LK search on `view`, from a greedy-edge tour taken to a
+    local optimum, over `kicks` kicks (a multiple of the loop's 4 kicks per call)."""
+    space, code, tour, work = local_optimum(view)
     best = tour.order.copy()
     length = tour_length(view.points, view.code, best)
     lengths = np.array([length, length])

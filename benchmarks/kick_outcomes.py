@@ -21,18 +21,15 @@ import time
 from pathlib import Path
 
 import numpy as np
-from kick_cost import converged_penalties
+from kick_cost import local_optimum
 
 from amsolve.io.dataset import read_dataset
 from amsolve.machine import machine_description
 from amsolve.search import local_search
 from amsolve.search.active import new_active, pop, size
-from amsolve.search.candidates.alpha import alpha_candidates
-from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view, tour_length
 from amsolve.search.kicks import KICK_SEGMENT, kick, seed_kicks
-from amsolve.search.space import make_space
-from amsolve.search.tour import commit, new_tour, undo
+from amsolve.search.tour import commit, undo
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -42,12 +39,7 @@ OUTCOMES = ("back to its length", "kept, longer", "shorter", "undone, too long")
 def kick_outcomes(view: DistanceView, kicks: int, slack: float, seed: int) -> dict[str, np.ndarray]:
     """Per kick on `view`: its outcome (index into OUTCOMES), seconds, cities examined, and cities
     examined after the tour was back at its length before the kick."""
-    result = alpha_candidates(view, 8, 0.0, penalties=converged_penalties(view))
-    space = make_space(view, result.candidates, result.penalties)
-    code = local_search._method_code("lk", view.n)
-    tour = new_tour(construct(view, "greedy-edge"), local_search._KICK_JOURNAL)
-    work = local_search.new_step_work()
-    local_search._local_search(space, tour, work, code, np.inf)
+    space, code, tour, work = local_optimum(view)
     allowed = slack * tour_length(view.points, view.code, tour.order) / view.n
     active = new_active(view.n)
     seed_kicks(seed)
