@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from click.testing import Result
@@ -18,6 +19,11 @@ DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 runner = CliRunner()
+
+
+def tour_edges(order: np.ndarray) -> set[frozenset[int]]:
+    """The undirected edges of the tour `order`."""
+    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
 
 
 def invoke(*args: object) -> Result:

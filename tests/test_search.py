@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import tour_edges
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,10 +70,6 @@ def random_tours(rng: np.random.Generator, n: int, k: int = 3) -> np.ndarray:
 
 def is_permutation(tours: np.ndarray) -> bool:
     return bool((np.sort(tours, axis=-1) == np.arange(tours.shape[-1])).all())
-
-
-def tour_edges(order: np.ndarray) -> set[frozenset[int]]:
-    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
 
 
 def improving(delta: float, metric: str) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from conftest import tour_edges
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,10 +49,6 @@ def coordinates(rng: np.random.Generator, n: int, metric: str) -> np.ndarray:
     if metric == "EUCLIDEAN":
         return rng.random((n, 2))
     return rng.uniform(0, 500, (n, 2)).round(1)
-
-
-def tour_edges(order: np.ndarray) -> set[frozenset[int]]:
-    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
 
 
 def is_valid(state) -> bool:
