@@ -1,8 +1,10 @@
 """What the search's compiled kernels cost: microseconds per kick (the kick and the LK search after
-it) and per minimum 1-tree of the Held–Karp ascent, on the first instances of uniform datasets.
+it) and per minimum 1-tree of the Held–Karp ascent, on the first instances of uniform datasets
+and on TSPLIB files.
 
     taskset -c 1 python benchmarks/kick_cost.py
     taskset -c 1 python benchmarks/kick_cost.py --sizes 100 --instances 8 --kicks 20000
+    taskset -c 1 python benchmarks/kick_cost.py --sizes "" --tsp ../shared/tsplib/gr666.tsp
 
 The kicks are the default search's own loop (`local_search._kicks`) over 8 α-nearest from a
 converged ascent, run with the slack fixed at its end value, so that every run makes the same
@@ -22,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from amsolve.io.dataset import read_dataset
+from amsolve.io.formats import load_instances
 from amsolve.machine import machine_description
 from amsolve.search import local_search
 from amsolve.search.active import new_active
@@ -93,7 +96,8 @@ def tree_cost(view: DistanceView, trees: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder")
-    parser.add_argument("--sizes", default="100,1000", help="uniform dataset sizes (comma-separated)")
+    parser.add_argument("--sizes", default="100,1000", help="uniform dataset sizes (comma-separated; empty: none)")
+    parser.add_argument("--tsp", type=Path, action="append", default=[], help="a TSPLIB file to measure too")
     parser.add_argument("--instances", type=int, default=3, help="first N instances of each dataset")
     parser.add_argument("--kicks", type=int, default=8000, help="kicks timed per instance")
     parser.add_argument("--trees", type=int, default=200, help="1-trees timed per instance")
@@ -101,14 +105,17 @@ def main() -> None:
     parser.add_argument("--digest", action="store_true", help="print a hash of the tours reached")
     args = parser.parse_args()
     digest = hashlib.sha1()
+    instances = [
+        instance
+        for size in (int(s) for s in args.sizes.split(",") if s)
+        for instance in read_dataset(args.shared / "data" / f"tsp{size}_uniform_seed2026.txt", limit=args.instances)
+    ] + [load_instances(path)[0] for path in args.tsp]
     rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
-        path = args.shared / "data" / f"tsp{size}_uniform_seed2026.txt"
-        for instance in read_dataset(path, limit=args.instances):
-            view = distance_view(instance)
-            kick_cost(view, 8, args.seed, hashlib.sha1())  # compiles, or loads the cache
-            per_kick = kick_cost(view, args.kicks, args.seed, digest)
-            rows.append((instance.name, size, per_kick, tree_cost(view, args.trees)))
+    for instance in instances:
+        view = distance_view(instance)
+        kick_cost(view, 8, args.seed, hashlib.sha1())  # compiles, or loads the cache
+        per_kick = kick_cost(view, args.kicks, args.seed, digest)
+        rows.append((instance.name, instance.n, per_kick, tree_cost(view, args.trees)))
     print(machine_description())
     print()
     print("| instance | n | µs per kick | µs per 1-tree |")

@@ -37,7 +37,7 @@ from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.lk import improve_lk, new_scratch
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
-from amsolve.search.space import Space, make_space
+from amsolve.search.space import Space, edge_length, make_space
 from amsolve.search.tour import Tour, commit, journal_length, new_tour, reverse, undo
 
 METRICS = ("EUCLIDEAN", "EUC_2D", "ATT", "GEO")
@@ -90,6 +90,29 @@ def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
         new_length = tour_length(view.points, view.code, state.order)
         assert new_length - length == pytest.approx(delta, abs=1e-9 * max(1.0, length))
         length = new_length
+
+
+@pytest.mark.parametrize("slots", [1, 8, None], ids=["one-slot", "eight-slots", "default-size"])
+def test_a_geo_length_read_through_the_cache_is_the_metrics_own(slots: int | None) -> None:
+    """Pairs asked in random order, again and again, so that the cache both hits and evicts."""
+    rng = np.random.default_rng(3)
+    coords = coordinates(rng, 50, "GEO")
+    view = coordinate_view(coords, "GEO")
+    space = make_space(view, candidate_lists(view, "nearest", 5))
+    assert space.cached_pairs.shape[0] >= 64 * view.n  # the default size (LENGTH_CACHE_PER_CITY)
+    if slots is not None:
+        space = space._replace(cached_pairs=np.full(slots, -1, dtype=np.int64), cached_lengths=np.zeros(slots))
+    expected = distance_matrix(coords, "GEO")
+    for i, j in rng.integers(0, view.n, (4000, 2)):
+        assert edge_length(space, int(i), int(j)) == expected[i, j]
+    assert (space.cached_pairs >= 0).any()  # the cache was used
+
+
+def test_only_geo_instances_get_a_length_cache() -> None:
+    rng = np.random.default_rng(4)
+    for metric in ("EUCLIDEAN", "EUC_2D", "ATT"):
+        view = coordinate_view(coordinates(rng, 30, metric), metric)
+        assert make_space(view, candidate_lists(view, "nearest", 5)).cached_pairs.shape == (1,)
 
 
 def is_one_tour(edges: list[frozenset[int]], n: int) -> bool:

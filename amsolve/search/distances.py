@@ -98,6 +98,12 @@ def dist(points: np.ndarray, code: int, i: int, j: int) -> float:
     """
     if code > ATT:
         return _other_dist(points, code, i, j)
+    return planar_dist(points, code, i, j)
+
+
+@njit(cache=True, inline="always")
+def planar_dist(points: np.ndarray, code: int, i: int, j: int) -> float:
+    """`dist` for the planar metrics (`PLANAR_CODES`)."""
     dx = points[i, 0] - points[j, 0]
     dy = points[i, 1] - points[j, 1]
     length = np.sqrt(dx * dx + dy * dy)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from amsolve.search.active import Active, push
-from amsolve.search.distances import dist
 from amsolve.search.kernel import kernel
-from amsolve.search.space import Space
+from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, double_bridge_move
 
 KICK_SEGMENT = 3000
@@ -49,16 +48,15 @@ def _double_bridge(
 ) -> float:
     """The double bridge of `double_bridge_move`; queues the eight end cities and returns the change
     in length."""
-    points, code = space.points, space.code
     delta = (
-        dist(points, code, x, d1)
-        + dist(points, code, d2, c1)
-        + dist(points, code, c2, b1)
-        + dist(points, code, b2, y)
-        - dist(points, code, x, b1)
-        - dist(points, code, b2, c1)
-        - dist(points, code, c2, d1)
-        - dist(points, code, d2, y)
+        edge_length(space, x, d1)
+        + edge_length(space, d2, c1)
+        + edge_length(space, c2, b1)
+        + edge_length(space, b2, y)
+        - edge_length(space, x, b1)
+        - edge_length(space, b2, c1)
+        - edge_length(space, c2, d1)
+        - edge_length(space, d2, y)
     )
     double_bridge_move(tour, x, b1, b2, c1, c2, d1, d2, y)
     for city in (x, b1, b2, c1, c2, d1, d2, y):
@@ -101,7 +99,7 @@ def _long_edge_position(space: Space, order: np.ndarray) -> int:
     best, best_length = 0, -1.0
     for _ in range(LONG_EDGE_SAMPLES):
         p = np.random.randint(n)
-        length = dist(space.points, space.code, order[p], order[(p + 1) % n])
+        length = edge_length(space, order[p], order[(p + 1) % n])
         if length > best_length:
             best, best_length = p, length
     return best

@@ -25,9 +25,8 @@ import numpy as np
 from numba import njit
 
 from amsolve.search.active import Active, push
-from amsolve.search.distances import dist
 from amsolve.search.kernel import kernel
-from amsolve.search.space import Space
+from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, double_bridge_move, next_city, two_opt_move
 
 
@@ -88,7 +87,7 @@ def _join3(
     On the path f follows e: in a's cycle f is e's predecessor in `direction`, in the other
     cycle its neighbour away from d. An e whose f would be across a cycle's closing edge (added
     by the split) is skipped, as are the e that give back an edge just removed or added."""
-    points, code, tol = space.points, space.code, space.tolerance
+    tol = space.tolerance
     order, pos = tour.order, tour.pos
     n = order.shape[0]
     candidates, lengths = space.candidates, space.candidate_lengths
@@ -112,7 +111,7 @@ def _join3(
             f = next_city(order, pos, e, -side)
             if f == d:
                 continue
-        gain = g5 + dist(points, code, e, f) - dist(points, code, f, a)
+        gain = g5 + edge_length(space, e, f) - edge_length(space, f, a)
         if gain > best_gain:
             best_e, best_f, best_gain = e, f, gain
     if best_e < 0:
@@ -125,14 +124,14 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int, join3: boo
     """Make a shortening non-sequential move found from t1 (see the module) and queue the cities
     whose edges it changed; returns the change in length (0.0 if none). Without `join3` only
     2-opt moves join the two cycles."""
-    points, code, tol = space.points, space.code, space.tolerance
+    tol = space.tolerance
     order, pos = tour.order, tour.pos
     n = order.shape[0]
     candidates, lengths = space.candidates, space.candidate_lengths
     width = candidates.shape[1]
     for direction in (1, -1):
         t2 = next_city(order, pos, t1, direction)
-        d12 = dist(points, code, t1, t2)
+        d12 = edge_length(space, t1, t2)
         for k3 in range(width):
             t3 = candidates[t2, k3]
             if t3 < 0:
@@ -143,7 +142,7 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int, join3: boo
             t4 = next_city(order, pos, t3, direction)
             if t4 == t1 or next_city(order, pos, t4, direction) == t1:
                 continue
-            split = g1 + dist(points, code, t3, t4) - dist(points, code, t4, t1)
+            split = g1 + edge_length(space, t3, t4) - edge_length(space, t4, t1)
             if split <= tol:
                 continue
             # the two cycles: t2..t3 and t4..t1 (walking in `direction`); scan the smaller
@@ -157,7 +156,7 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int, join3: boo
             a = first
             while a != last:
                 b = next_city(order, pos, a, direction)
-                g2 = split + dist(points, code, a, b)
+                g2 = split + edge_length(space, a, b)
                 for kc in range(width):
                     c = candidates[b, kc]
                     if c < 0:
@@ -171,8 +170,8 @@ def improve_bridge(space: Space, tour: Tour, active: Active, t1: int, join3: boo
                         d = next_city(order, pos, c, side)
                         if _steps(pos, n, other_first, d, direction) > span:
                             continue  # (c, d) is not an edge of the other cycle
-                        g4 = g3 + dist(points, code, c, d)
-                        gain = g4 - dist(points, code, d, a)
+                        g4 = g3 + edge_length(space, c, d)
+                        gain = g4 - edge_length(space, d, a)
                         if gain > tol:
                             _make(tour, direction, t1, t2, t3, t4, a, b, c, d)
                             for city in (t1, t2, t3, t4, a, b, c, d):

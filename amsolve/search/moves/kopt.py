@@ -30,10 +30,9 @@ import numpy as np
 from numba import njit
 
 from amsolve.search.active import Active, push
-from amsolve.search.distances import dist
 from amsolve.search.kernel import copy_into, kernel
 from amsolve.search.moves.lk import between, was_added
-from amsolve.search.space import Space
+from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
 
 K = 5
@@ -178,7 +177,7 @@ def _level(
     """One level of a step from free end t2 with G = `gain`. Returns (what, depth, value): _CLOSED
     with the closing move's depth (edges removed) and the step's gain, _OPEN with G after the best
     5-opt move, or _NONE; the move found is already made and its cities are in scratch.t[1..2·depth]."""
-    points, code, tol = space.points, space.code, space.tolerance
+    tol = space.tolerance
     order, pos = tour.order, tour.pos
     candidates, lengths, penalties = space.candidates, space.candidate_lengths, space.penalties
     t, best, gains, tried, work, added = (
@@ -223,9 +222,9 @@ def _level(
         c = next_city(order, pos, b, direction if choice & 1 else -direction)
         if c == t1 or _removed_before(t, depth, b, c) or was_added(added, n_added, b, c):
             continue
-        g2 = g1 + dist(points, code, b, c)
+        g2 = g1 + edge_length(space, b, c)
         t[2 * depth + 1], t[2 * depth + 2] = b, c
-        closed = g2 - dist(points, code, c, t1)
+        closed = g2 - edge_length(space, c, t1)
         if closed > tol and _walk(order, pos, t, depth + 1, work):
             _make(tour, depth + 1, work)
             return _CLOSED, depth + 1, closed
@@ -249,7 +248,7 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
     """One Lin–Kernighan step removing (t1, t2). Returns the gain (0.0 if none) and how many cities
     of `scratch.touched` it changed; the tour is left shorter by that gain, or as it was."""
     start = journal_length(tour)
-    gain = dist(space.points, space.code, t1, t2)
+    gain = edge_length(space, t1, t2)
     touched, added, t = scratch.touched, scratch.added, scratch.t
     touched[0], touched[1] = t1, t2
     n_touched, n_added = 2, 0

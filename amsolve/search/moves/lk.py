@@ -24,10 +24,11 @@ Moves are made on the tour arrays (`amsolve.search.tour`: reversals of the short
 journaled), so every question about the tour (which city follows which, whether one lies between
 two others) is answered in O(1), and taking a step back replays the journal to a mark.
 
-The small helpers on the hot path (`next_city`, `between`, `dist`, the journal's) are inlined at
+The small helpers on the hot path (`next_city`, `between`, `edge_length`, the journal's) are inlined at
 numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM.
 The kernels are compiled without numba's reference counting (`amsolve.search.kernel`), so with
-the helpers inlined the hot loop makes no function calls at all.
+the helpers inlined the hot loop makes no function calls at all (but to measure a GEO length
+missing from its cache).
 """
 
 from __future__ import annotations
@@ -38,9 +39,8 @@ import numpy as np
 from numba import njit
 
 from amsolve.search.active import Active, push
-from amsolve.search.distances import dist
 from amsolve.search.kernel import kernel
-from amsolve.search.space import Space
+from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
 
 MAX_LEVELS = 16
@@ -108,7 +108,7 @@ def _level(
     """One level of a step from free end t2 with G = `gain`. Returns (what, t3, t4, t5, t6, value)
     where `what` is one of _NONE, _CLOSED_2OPT, _CLOSED_3OPT (value: the step's gain) and
     _OPEN_3OPT (value: G after the move); the move found is already made."""
-    points, code, tol = space.points, space.code, space.tolerance
+    tol = space.tolerance
     order, pos = tour.order, tour.pos
     candidates, lengths, penalties = space.candidates, space.candidate_lengths, space.penalties
     p1 = penalties[t1]
@@ -127,9 +127,9 @@ def _level(
             t4 = next_city(order, pos, t3, -direction if side3 == 0 else direction)
             if t4 == t1 or was_added(added, n_added, t3, t4):
                 continue
-            g2 = g1 + dist(points, code, t3, t4)
+            g2 = g1 + edge_length(space, t3, t4)
             if side3 == 0:
-                closed = g2 - dist(points, code, t4, t1)
+                closed = g2 - edge_length(space, t4, t1)
                 if closed > tol:
                     two_opt_move(tour, t1, t2, t4, t3)
                     return _CLOSED_2OPT, t3, t4, -1, -1, closed
@@ -155,8 +155,8 @@ def _level(
                     t6 = next_city(order, pos, t5, t5_side if side5 == 0 else -t5_side)
                     if t6 == t1 or t6 == t4 or was_added(added, n_added, t5, t6):
                         continue
-                    g4 = g3 + dist(points, code, t5, t6)
-                    closed = g4 - dist(points, code, t6, t1)
+                    g4 = g3 + edge_length(space, t5, t6)
+                    closed = g4 - edge_length(space, t6, t1)
                     if closed > tol:
                         _make_3opt(tour, t1, t2, t3, t4, t5, t6, direction)
                         return _CLOSED_3OPT, t3, t4, t5, t6, closed
@@ -173,7 +173,7 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
     """One Lin–Kernighan step removing (t1, t2). Returns the gain (0.0 if none) and how many cities
     of `scratch.touched` it changed; the tour is left shorter by that gain, or as it was."""
     start = journal_length(tour)
-    gain = dist(space.points, space.code, t1, t2)
+    gain = edge_length(space, t1, t2)
     touched, added = scratch.touched, scratch.added
     touched[0], touched[1] = t1, t2
     n_touched, n_added = 2, 0

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from amsolve.search.active import Active, push
-from amsolve.search.distances import dist
 from amsolve.search.kernel import kernel
-from amsolve.search.space import Space
+from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, move_segment, step
 
 MAX_SEGMENT = 3
@@ -16,7 +15,7 @@ MAX_SEGMENT = 3
 def improve_oropt(space: Space, tour: Tour, active: Active, a: int) -> float:
     """Make the first improving move of a segment that ends at a and is re-inserted with a next to
     one of its candidates; returns its delta (0.0 if none)."""
-    points, code, n = space.points, space.code, tour.order.shape[0]
+    n = tour.order.shape[0]
     pos = tour.pos
     for direction in (1, -1):
         p = step(tour, a, -direction)  # the segment is a = s1, ..., s2 walking in `direction`
@@ -29,7 +28,7 @@ def improve_oropt(space: Space, tour: Tour, active: Active, a: int) -> float:
                 break  # the segment would hold all cities but p
             if length == 1 and direction == -1:
                 continue  # a single city was already tried walking forwards
-            removal_gain = dist(points, code, p, a) + dist(points, code, s2, nx) - dist(points, code, p, nx)
+            removal_gain = edge_length(space, p, a) + edge_length(space, s2, nx) - edge_length(space, p, nx)
             for c in space.candidates[a]:
                 if c < 0:
                     break
@@ -39,7 +38,7 @@ def improve_oropt(space: Space, tour: Tour, active: Active, a: int) -> float:
                     d = step(tour, c, side)
                     if (pos[d] - pos[a]) * direction % n < length:
                         continue
-                    delta = dist(points, code, c, a) + dist(points, code, s2, d) - dist(points, code, c, d)
+                    delta = edge_length(space, c, a) + edge_length(space, s2, d) - edge_length(space, c, d)
                     delta -= removal_gain
                     if delta < -space.tolerance:
                         # Walking in `direction`, c comes before d when side == direction.

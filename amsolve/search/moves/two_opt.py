@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from amsolve.search.active import Active, push
-from amsolve.search.distances import dist
 from amsolve.search.kernel import kernel
-from amsolve.search.space import Space
+from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, step, two_opt_move
 
 
@@ -16,20 +15,19 @@ def improve_2opt(space: Space, tour: Tour, active: Active, a: int) -> float:
     Only moves whose new edge at a is shorter than the edge they remove there are tried: every
     improving 2-opt move has an endpoint where that holds.
     """
-    points, code = space.points, space.code
     for direction in (1, -1):
         b = step(tour, a, direction)
-        d_ab = dist(points, code, a, b)
+        d_ab = edge_length(space, a, b)
         for c in space.candidates[a]:
             if c < 0:
                 break
-            d_ac = dist(points, code, a, c)
+            d_ac = edge_length(space, a, c)
             if d_ac >= d_ab:
                 continue
             d = step(tour, c, direction)
             if c == b or d == a:
                 continue
-            delta = d_ac + dist(points, code, b, d) - d_ab - dist(points, code, c, d)
+            delta = d_ac + edge_length(space, b, d) - d_ab - edge_length(space, c, d)
             if delta < -space.tolerance:
                 two_opt_move(tour, a, b, c, d)
                 for city in (a, b, c, d):
