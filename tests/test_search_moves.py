@@ -27,6 +27,7 @@ from amsolve.search.candidates.alpha import (
     alpha_candidates,
     alpha_values,
 )
+from amsolve.search.candidates.nearest import quadrants_on_sphere
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, complete_nearest, construct
 from amsolve.search.distances import DistanceView, coordinate_view, dist, tour_length
@@ -390,6 +391,25 @@ def test_quadrant_candidates_hold_the_nearest_city_of_each_quadrant() -> None:
             if inside.any():
                 distances = np.where(inside, np.hypot(*offsets.T), np.inf)
                 assert int(np.argmin(distances)) in candidates[i]
+
+
+def test_quadrants_on_the_sphere_are_the_nearest_by_angle_east_or_west_and_north_or_south() -> None:
+    rng = np.random.default_rng(6)
+    view = coordinate_view(coordinates(rng, 120, "GEO"), "GEO")  # latitude and longitude in radians
+    lat, long = view.points[:, 0], view.points[:, 1]
+    unit = np.column_stack([np.cos(lat) * np.cos(long), np.cos(lat) * np.sin(long), np.sin(lat)])
+    per = 2
+    found = quadrants_on_sphere(view.points, per)
+    for i in range(view.n):
+        east = np.array([-np.sin(long[i]), np.cos(long[i]), 0.0])
+        north = np.array([-np.sin(lat[i]) * np.cos(long[i]), -np.sin(lat[i]) * np.sin(long[i]), np.cos(lat[i])])
+        angle = np.arccos(np.clip(unit @ unit[i], -1.0, 1.0))
+        for quadrant in range(4):
+            inside = ((unit @ east > 0) == (quadrant >= 2)) & ((unit @ north > 0) == (quadrant % 2 == 1))
+            inside[i] = False
+            expected = np.argsort(np.where(inside, angle, np.inf), kind="stable")[: min(per, inside.sum())]
+            row = found[i, quadrant * per : (quadrant + 1) * per]
+            assert sorted(row[row >= 0].tolist()) == sorted(expected.tolist())
 
 
 @pytest.mark.parametrize("name", CONSTRUCTIONS)

@@ -26,17 +26,18 @@ import numpy as np
 from numba import njit
 
 from amsolve.errors import InputError
-from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours
+from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours, quadrants_on_sphere
 from amsolve.search.clock import now
 from amsolve.search.construct import construct, union_find_root
-from amsolve.search.distances import PLANAR_CODES, DistanceView, dist, tour_length
+from amsolve.search.distances import GEO, PLANAR_CODES, DistanceView, dist, tour_length
 from amsolve.search.kernel import kernel
 
 DENSE_CITIES = 120
-"""Up to this many cities (planar metrics) the trees are computed on the complete graph."""
+"""Up to this many cities (planar metrics and GEO) the trees are computed on the complete graph."""
 
 DENSE_CITIES_OTHER = 1000
-"""Up to this many cities other metrics, which have no quadrants to make a good sparse graph, use it too."""
+"""Up to this many cities the other metrics (MAN_2D, MAX_2D, EUC_3D, EXPLICIT), which have no quadrants to make
+a good sparse graph, use it too."""
 
 ASCENT_PATIENCE = 20
 """Trees without a better bound after which the ascent halves its step."""
@@ -134,7 +135,7 @@ class _Work(NamedTuple):
 
 def dense_graph_limit(code: int) -> int:
     """Up to how many cities the trees of a metric are computed on the complete graph."""
-    return DENSE_CITIES if code in PLANAR_CODES else DENSE_CITIES_OTHER
+    return DENSE_CITIES if code in PLANAR_CODES or code == GEO else DENSE_CITIES_OTHER
 
 
 def _build_graphs(view: DistanceView) -> tuple[_Graph, _Graph]:
@@ -150,6 +151,8 @@ def _build_graphs(view: DistanceView) -> tuple[_Graph, _Graph]:
         wide = np.concatenate(
             [nearest_in_grid(view.points, RANK_NEAREST, False), nearest_in_grid(view.points, 2, True)], axis=1
         )
+    elif view.code == GEO:
+        wide = np.concatenate([nearest_neighbours(view, RANK_NEAREST), quadrants_on_sphere(view.points, 2)], axis=1)
     else:
         wide = nearest_neighbours(view, RANK_NEAREST)
     narrow = np.delete(wide, np.s_[GRAPH_NEAREST:RANK_NEAREST], axis=1)  # the nearest come closest first

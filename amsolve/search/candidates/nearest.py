@@ -69,6 +69,47 @@ def _nearest_by_metric(points: np.ndarray, code: int, k: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _unit_vectors(points: np.ndarray) -> np.ndarray:
+    """GEO cities (n, 2), latitude and longitude in radians, as points on the unit sphere (n, 3)."""
+    n = points.shape[0]
+    unit = np.empty((n, 3))
+    for i in range(n):
+        unit[i, 0] = np.cos(points[i, 0]) * np.cos(points[i, 1])
+        unit[i, 1] = np.cos(points[i, 0]) * np.sin(points[i, 1])
+        unit[i, 2] = np.sin(points[i, 0])
+    return unit
+
+
+@njit(cache=True)
+def quadrants_on_sphere(points: np.ndarray, per: int) -> np.ndarray:
+    """The `per` nearest cities of each GEO city in each quadrant of the plane tangent to the sphere
+    there (east and north), as `nearest_in_grid` finds them in the plane: an (n, 4 · per) int64
+    array, -1 where a quadrant has fewer. Nearest by the central angle, O(n²) products."""
+    n = points.shape[0]
+    unit = _unit_vectors(points)
+    result = np.full((n, 4 * per), -1, dtype=np.int64)
+    best, cities = np.empty((4, per)), np.empty((4, per), dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
+    for i in range(n):
+        counts[:] = 0
+        sin_lat, cos_lat = np.sin(points[i, 0]), np.cos(points[i, 0])
+        sin_long, cos_long = np.sin(points[i, 1]), np.cos(points[i, 1])
+        for j in range(n):
+            if j == i:
+                continue
+            x, y, z = unit[j, 0], unit[j, 1], unit[j, 2]
+            east = -sin_long * x + cos_long * y
+            north = -sin_lat * cos_long * x - sin_lat * sin_long * y + cos_lat * z
+            cosine = unit[i, 0] * x + unit[i, 1] * y + unit[i, 2] * z
+            b = _quadrant(east, north)
+            counts[b] = _offer(best[b], cities[b], counts[b], -cosine, j)
+        for b in range(4):
+            for m in range(counts[b]):
+                result[i, b * per + m] = cities[b, m]
+    return result
+
+
+@njit(cache=True)
 def _nearest_on_sphere(points: np.ndarray, code: int, k: int) -> np.ndarray:
     """k nearest by GEO distance, ranked as `_nearest_by_metric` ranks them (ties to the lower index).
 
@@ -81,11 +122,7 @@ def _nearest_on_sphere(points: np.ndarray, code: int, k: int) -> np.ndarray:
     at 666 cities (gr666) 2 ms instead of 32.
     """
     n = points.shape[0]
-    unit = np.empty((n, 3))  # (n, 3) on the unit sphere: latitude in column 0, longitude in 1
-    for i in range(n):
-        unit[i, 0] = np.cos(points[i, 0]) * np.cos(points[i, 1])
-        unit[i, 1] = np.cos(points[i, 0]) * np.sin(points[i, 1])
-        unit[i, 2] = np.sin(points[i, 0])
+    unit = _unit_vectors(points)
     result = np.empty((n, k), dtype=np.int64)
     cosines = np.empty(n)
     by_angle, angle_key, best_dist = np.empty(k, dtype=np.int64), np.empty(k), np.empty(k)
