@@ -81,8 +81,12 @@ def _other_length(points: np.ndarray, code: int, pairs: np.ndarray, lengths: np.
 def edge_length(space: Space, i: int, j: int) -> float:
     """d(i, j) as `dist` measures it, for the move kernels. GEO lengths (three cosines and an
     arccosine each) are kept in a direct-mapped cache: a search measures the same few edges over
-    and over (tour edges, edges closing a move). The planar path is inlined, the others are one
-    call away, as in `dist`."""
+    and over (tour edges, edges closing a move). The planar path and a matrix's are inlined, the
+    others are one call away: a matrix entry two calls away made a kick on si175 and pa561 cost
+    140–165 and 87–97 µs, against 102–120 and 77–83 µs one call away (through `dist`) and 86–107
+    and 75–94 µs inlined (`benchmarks/kick_cost.py`, the same tours)."""
+    if space.code == EXPLICIT:
+        return 0.0 if i == j else float(space.points[i, j])
     if space.code > ATT:
         return _other_length(space.points, space.code, space.cached_pairs, space.cached_lengths, i, j)
     return planar_dist(space.points, space.code, i, j)
