@@ -412,6 +412,18 @@ def test_quadrants_on_the_sphere_are_the_nearest_by_angle_east_or_west_and_north
             assert sorted(row[row >= 0].tolist()) == sorted(expected.tolist())
 
 
+def test_geo_quadrant_candidates_hold_each_quadrants_nearest_on_the_sphere() -> None:
+    rng = np.random.default_rng(7)
+    coords = coordinates(rng, 80, "GEO")
+    view = coordinate_view(coords, "GEO")
+    candidates = quadrant_neighbours(view, 8)
+    by_quadrant = quadrants_on_sphere(view.points, 2)
+    lengths = distance_matrix(coords, "GEO")
+    for city, row in enumerate(candidates):
+        assert set(by_quadrant[city][by_quadrant[city] >= 0]) <= set(row)
+        assert (np.diff(lengths[city, row]) >= 0).all()  # nearest first
+
+
 @pytest.mark.parametrize("name", CONSTRUCTIONS)
 @pytest.mark.parametrize("metric", METRICS)
 @pytest.mark.parametrize("n", [3, 4, 9, 300])
