@@ -166,9 +166,10 @@ def test_fewer_than_one_neighbour_raises_input_error() -> None:
         nearest_neighbours(coordinate_view(np.zeros((5, 2)), "EUC_2D"), 0)
 
 
+@pytest.mark.parametrize("metric", ["EUC_2D", "GEO"])
 @pytest.mark.parametrize("n", [1, 2, 4])
-def test_nearest_neighbours_of_tiny_instances(n: int) -> None:
-    neighbours = nearest_neighbours(coordinate_view(np.random.default_rng(3).random((n, 2)), "EUC_2D"), 10)
+def test_nearest_neighbours_of_tiny_instances(n: int, metric: str) -> None:
+    neighbours = nearest_neighbours(coordinate_view(random_coords(np.random.default_rng(3), n, metric), metric), 10)
     assert neighbours.shape == (n, n - 1)
     for city, row in enumerate(neighbours):
         assert sorted(row) == [other for other in range(n) if other != city]

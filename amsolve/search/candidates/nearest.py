@@ -81,12 +81,60 @@ def _unit_vectors(points: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def _sphere_grid(unit: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """Points on the unit sphere (n, 3) sorted into a side³ grid of cubes over [-1, 1]³ (a counting
+    sort, stable by index), about 2 points to a cube's share of the surface, at most 8·n cubes.
+
+    Returns each point's cube (n, 3), `starts` and `members` such that the points of cube
+    c = (x · side + y) · side + z are members[starts[c]:starts[c + 1]], the side and the cube's edge.
+    """
+    n = unit.shape[0]
+    side = max(1, min(int(np.ceil(2.0 / np.sqrt(8.0 * np.pi / n))), int((8.0 * n) ** (1.0 / 3.0))))
+    edge = 2.0 / side
+    cubes = np.empty((n, 3), dtype=np.int64)
+    starts = np.zeros(side * side * side + 1, dtype=np.int64)
+    for i in range(n):
+        for axis in range(3):
+            cubes[i, axis] = min(int((unit[i, axis] + 1.0) / edge), side - 1)
+        starts[(cubes[i, 0] * side + cubes[i, 1]) * side + cubes[i, 2] + 1] += 1
+    for c in range(side * side * side):
+        starts[c + 1] += starts[c]
+    members = np.empty(n, dtype=np.int64)
+    filled = starts[:-1].copy()
+    for i in range(n):
+        c = (cubes[i, 0] * side + cubes[i, 1]) * side + cubes[i, 2]
+        members[filled[c]] = i
+        filled[c] += 1
+    return cubes, starts, members, side, edge
+
+
+@njit(cache=True)
+def _shell(cube: np.ndarray, ring: int, side: int, starts: np.ndarray, members: np.ndarray, out: np.ndarray) -> int:
+    """Write into `out` the points of the cubes `ring` cubes away from `cube` (Chebyshev distance);
+    returns how many. Every point outside rings 0..r lies more than r cube edges away."""
+    count = 0
+    for x in range(max(0, cube[0] - ring), min(side, cube[0] + ring + 1)):
+        for y in range(max(0, cube[1] - ring), min(side, cube[1] + ring + 1)):
+            outer = abs(x - cube[0]) == ring or abs(y - cube[1]) == ring
+            for z in range(cube[2] - ring, cube[2] + ring + 1, 1 if outer else 2 * ring):
+                if 0 <= z < side:
+                    c = (x * side + y) * side + z
+                    for m in range(starts[c], starts[c + 1]):
+                        out[count] = members[m]
+                        count += 1
+    return count
+
+
+@njit(cache=True)
 def quadrants_on_sphere(points: np.ndarray, per: int) -> np.ndarray:
     """The `per` nearest cities of each GEO city in each quadrant of the plane tangent to the sphere
     there (east and north), as `nearest_in_grid` finds them in the plane: an (n, 4 · per) int64
-    array, -1 where a quadrant has fewer. Nearest by the central angle, O(n²) products."""
+    array, -1 where a quadrant has fewer. Nearest by the central angle, searched ring by ring in a
+    grid over the unit sphere (`_sphere_grid`)."""
     n = points.shape[0]
     unit = _unit_vectors(points)
+    cubes, starts, members, side, edge = _sphere_grid(unit)
+    shell = np.empty(n, dtype=np.int64)
     result = np.full((n, 4 * per), -1, dtype=np.int64)
     best, cities = np.empty((4, per)), np.empty((4, per), dtype=np.int64)
     counts = np.zeros(4, dtype=np.int64)
@@ -94,15 +142,24 @@ def quadrants_on_sphere(points: np.ndarray, per: int) -> np.ndarray:
         counts[:] = 0
         sin_lat, cos_lat = np.sin(points[i, 0]), np.cos(points[i, 0])
         sin_long, cos_long = np.sin(points[i, 1]), np.cos(points[i, 1])
-        for j in range(n):
-            if j == i:
-                continue
-            x, y, z = unit[j, 0], unit[j, 1], unit[j, 2]
-            east = -sin_long * x + cos_long * y
-            north = -sin_lat * cos_long * x - sin_lat * sin_long * y + cos_lat * z
-            cosine = unit[i, 0] * x + unit[i, 1] * y + unit[i, 2] * z
-            b = _quadrant(east, north)
-            counts[b] = _offer(best[b], cities[b], counts[b], -cosine, j)
+        for ring in range(side + 1):
+            bound = (max(0, ring - 1) * edge) ** 2  # squared chord below which nothing is left unseen
+            done = ring > 0
+            for b in range(4):
+                if counts[b] < per or best[b, per - 1] > bound:
+                    done = False
+            if done:
+                break
+            for s in range(_shell(cubes[i], ring, side, starts, members, shell)):
+                j = shell[s]
+                if j == i:
+                    continue
+                x, y, z = unit[j, 0], unit[j, 1], unit[j, 2]
+                east = -sin_long * x + cos_long * y
+                north = -sin_lat * cos_long * x - sin_lat * sin_long * y + cos_lat * z
+                chord = 2.0 - 2.0 * (unit[i, 0] * x + unit[i, 1] * y + unit[i, 2] * z)  # squared
+                b = _quadrant(east, north)
+                counts[b] = _offer(best[b], cities[b], counts[b], chord, j)
         for b in range(4):
             for m in range(counts[b]):
                 result[i, b * per + m] = cities[b, m]
@@ -118,26 +175,39 @@ def _nearest_on_sphere(points: np.ndarray, code: int, k: int) -> np.ndarray:
     unit vectors. So each city's k nearest by that product bound its k-th distance, D ≤ D' + 1
     (D' that bound's own rounding of the k-th angle; the two roundings differ by at most 1), and
     only cities whose rounded angle is at most D' + 2 can be among the k nearest: those alone are
-    measured by the rule and ranked. Three products a pair instead of four trigonometric calls;
-    at 666 cities (gr666) 4 ms instead of 32.
+    measured by the rule and ranked. Both searches go ring by ring through a grid over the unit
+    sphere (`_sphere_grid`), so a city meets only the cities near it: at 666 cities (gr666) 4 ms
+    instead of 32 by the rule alone, and at 20,000 random cities 87 ms instead of 1.1 s with every
+    pair compared.
     """
     n = points.shape[0]
     unit = _unit_vectors(points)
+    cubes, starts, members, side, edge = _sphere_grid(unit)
+    shell = np.empty(n, dtype=np.int64)
     result = np.empty((n, k), dtype=np.int64)
-    cosines = np.empty(n)
     by_angle, angle_key, best_dist = np.empty(k, dtype=np.int64), np.empty(k), np.empty(k)
     for i in range(n):
         count = 0
-        for j in range(n):
-            cosines[j] = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
-            if j != i:
-                count = _offer(angle_key, by_angle, count, -cosines[j], j)
+        for ring in range(side + 1):  # the k nearest by angle
+            if ring > 0 and count == k and 2.0 + 2.0 * angle_key[k - 1] <= (max(0, ring - 1) * edge) ** 2:
+                break
+            for s in range(_shell(cubes[i], ring, side, starts, members, shell)):
+                j = shell[s]
+                if j != i:
+                    cosine = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
+                    count = _offer(angle_key, by_angle, count, -cosine, j)
         kth = np.floor(GEO_EARTH_RADIUS * np.arccos(min(1.0, max(-1.0, -angle_key[k - 1]))) + 1.0)
         threshold = np.cos(min(np.pi, (kth + 2.5) / GEO_EARTH_RADIUS))  # a rounded angle of at most kth + 2
         count = 0
-        for j in range(n):
-            if j != i and cosines[j] >= threshold:
-                count = _offer(best_dist, result[i], count, dist(points, code, i, j), j)
+        for ring in range(side + 1):  # every city within that angle, measured by the rule
+            if ring > 0 and 2.0 - 2.0 * threshold <= (max(0, ring - 1) * edge) ** 2:
+                break
+            for s in range(_shell(cubes[i], ring, side, starts, members, shell)):
+                j = shell[s]
+                if j != i:
+                    cosine = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
+                    if cosine >= threshold:
+                        count = _offer(best_dist, result[i], count, dist(points, code, i, j), j)
     return result
 
 
