@@ -164,11 +164,6 @@ def test_a_kopt_move_is_a_tour_exactly_when_its_walk_says_so_and_is_made_as_it_s
         assert tour_edges(state.order) == set(expected)
 
 
-def cyclic_neighbours(order: np.ndarray) -> set[frozenset[int]]:
-    """The tour's edges, whichever way round and wherever it starts."""
-    return {frozenset((int(a), int(b))) for a, b in zip(order, np.roll(order, -1), strict=True)}
-
-
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(3, 40), first=st.integers(0, 39), last=st.integers(0, 39), seed=st.integers(0, 2**16))
 def test_a_reversal_flips_the_stretch_wrapping_or_not_and_a_second_one_restores_it(
@@ -182,7 +177,7 @@ def test_a_reversal_flips_the_stretch_wrapping_or_not_and_a_second_one_restores_
     expected[stretch] = before[stretch[::-1]]
     reverse(state, first, last)
     assert is_valid(state)
-    assert cyclic_neighbours(state.order) == cyclic_neighbours(expected)
+    assert tour_edges(state.order) == tour_edges(expected)
     reverse(state, first, last)
     np.testing.assert_array_equal(state.order, before)
 
@@ -223,7 +218,7 @@ def test_a_long_edge_kick_cuts_long_edges() -> None:
     for _ in range(20):
         state, active = new_tour(order.copy(), 4096), new_active(n)
         long_edge_double_bridge(space, state, active, 30)
-        cut = cyclic_neighbours(order) - cyclic_neighbours(state.order)
+        cut = tour_edges(order) - tour_edges(state.order)
         assert len(cut) == 4
         cut_lengths = [float(np.linalg.norm(view.points[a] - view.points[b])) for a, b in map(tuple, cut)]
         assert min(cut_lengths) > median  # each cut is the longest of 32 random edges
