@@ -23,6 +23,7 @@ from amsolve.search.candidates.alpha import (
     RANK_NEAREST,
     _build_graphs,
     _one_tree,
+    _symmetric_rows,
     _Work,
     alpha_candidates,
     alpha_values,
@@ -305,6 +306,23 @@ def test_alpha_nearness_equals_brute_force(seed: int, dense: bool) -> None:
     transformed = distance_matrix(view.points, "EUCLIDEAN") + pi[:, None] + pi[None, :]
     expected = brute_force_alpha(transformed, int(work.special[0]))
     np.testing.assert_allclose(computed, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_graph_rows_are_each_citys_partners_both_ways_sorted_once(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    neighbours = rng.integers(-1, n, (n, int(rng.integers(1, 6))))  # -1: none; repeats and self-free below
+    neighbours[neighbours == np.arange(n)[:, None]] = -1
+    links = rng.integers(0, n, (int(rng.integers(0, 4)), 2))
+    links = links[links[:, 0] != links[:, 1]]
+    partners: list[set[int]] = [set() for _ in range(n)]
+    pairs = [(city, int(other)) for city in range(n) for other in neighbours[city] if other >= 0]
+    for a, b in pairs + links.tolist():
+        partners[a].add(b)
+        partners[b].add(a)
+    indptr, indices = _symmetric_rows(neighbours, links)
+    assert [indices[indptr[i] : indptr[i + 1]].tolist() for i in range(n)] == [sorted(row) for row in partners]
 
 
 def test_sparse_candidates_are_the_alpha_best_of_a_wider_pool_than_the_trees_graph() -> None:

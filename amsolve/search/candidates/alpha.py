@@ -196,7 +196,13 @@ def _component_links(neighbours: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _symmetric_rows(neighbours: np.ndarray, links: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Compressed rows of the undirected graph with edges (i, neighbours[i, :]) and the links, without duplicates."""
+    """Compressed rows of the undirected graph with edges (i, neighbours[i, :]) and the links,
+    each row in increasing order without duplicates.
+
+    Every edge is taken both ways, so a city's row holds as many entries (duplicates included)
+    as its column: the entries are placed by column first, then, column by column in increasing
+    order, into their rows, which come out sorted without a sort (sorting each row took twice as
+    long at 20,000 cities)."""
     n = neighbours.shape[0]
     counts = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
@@ -210,28 +216,34 @@ def _symmetric_rows(neighbours: np.ndarray, links: np.ndarray) -> tuple[np.ndarr
     for i in range(n):
         counts[i + 1] += counts[i]
     filled = counts[:-1].copy()
-    raw = np.empty(counts[n], dtype=np.int64)
+    by_column = np.empty(counts[n], dtype=np.int64)  # the rows of each column's entries
     for i in range(n):
         for j in neighbours[i]:
             if j >= 0:
-                raw[filled[i]] = j
-                filled[i] += 1
-                raw[filled[j]] = i
+                by_column[filled[j]] = i
                 filled[j] += 1
+                by_column[filled[i]] = j
+                filled[i] += 1
     for e in range(links.shape[0]):
         i, j = links[e, 0], links[e, 1]
-        raw[filled[i]] = j
-        filled[i] += 1
-        raw[filled[j]] = i
+        by_column[filled[j]] = i
         filled[j] += 1
+        by_column[filled[i]] = j
+        filled[i] += 1
+    filled[:] = counts[:-1]
+    raw = np.empty(counts[n], dtype=np.int64)
+    for j in range(n):
+        for e in range(counts[j], counts[j + 1]):
+            i = by_column[e]
+            raw[filled[i]] = j
+            filled[i] += 1
     indptr = np.zeros(n + 1, dtype=np.int64)
     indices = np.empty(counts[n], dtype=np.int64)
     m = 0
     for i in range(n):
-        row = np.sort(raw[counts[i] : counts[i + 1]])
-        for r in range(row.shape[0]):
-            if r == 0 or row[r] != row[r - 1]:
-                indices[m] = row[r]
+        for r in range(counts[i], counts[i + 1]):
+            if r == counts[i] or raw[r] != raw[r - 1]:
+                indices[m] = raw[r]
                 m += 1
         indptr[i + 1] = m
     return indptr, indices[:m].copy()
