@@ -27,12 +27,14 @@ from amsolve.model.registry import load_model, models_root, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
 from amsolve.search.candidates import DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
-from amsolve.search.candidates.alpha import alpha_candidates, dense_graph_limit
+from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
+from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import DistanceView, distance_view
+from amsolve.search.distances import DistanceView, distance_view, tour_length
 
 AUTO_SECONDS_PER_CITY = 0.001
-"""Without --time-limit, the search (candidate lists, local search, kicks) gets 1 ms per city
+"""Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
+kicks) gets 1 ms per city
 (0.1 s at 100 cities, 100 s at 100,000), and at least a first local optimum."""
 
 AUTO_MIN_SECONDS = 0.05
@@ -173,29 +175,58 @@ class Networks(NamedTuple):
     penalty_net: PenaltyNet | None  # starts the ascent behind `alphanet` candidates
 
 
+class Prepared(NamedTuple):
+    """What every step of an instance's solve reads: its distances and each city's nearest cities."""
+
+    view: DistanceView
+    neighbours: np.ndarray  # (n, SHARED_NEIGHBOURS) int64, nearest first (`nearest_neighbours`)
+
+
+SHARED_NEIGHBOURS = RANK_NEAREST
+"""Nearest cities found once per instance, as many as the widest of the steps that read them
+needs (the α candidates' ranking; greedy edge, the penalty network and nearest candidates read
+fewer). At 20,000 cities each step finding its own took about 60 ms of a solve's preparation."""
+
+
+def prepare(instance: Instance) -> Prepared:
+    """The instance's distances and nearest cities, found once for all the steps of its solve."""
+    view = distance_view(instance)
+    return Prepared(view, nearest_neighbours(view, SHARED_NEIGHBOURS))
+
+
 def _candidates(
-    instance: Instance, view: DistanceView, options: SolveOptions, networks: Networks, seconds: float
+    instance: Instance,
+    prepared: Prepared,
+    options: SolveOptions,
+    networks: Networks,
+    seconds: float,
+    upper_bound: float | None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The candidate lists of `options` for the instance, whose distances `view` holds (the
-    network's when `candidates` is model), made in about `seconds` when there is a time limit (the
-    network's scoring then stops there), and the node penalties behind them (alpha, and alphanet,
-    whose ascent starts from the penalty network's prediction, made within the same seconds)."""
+    """The candidate lists of `options` for the instance (the network's when `candidates` is
+    model), made in about `seconds` when there is a time limit (the network's scoring then stops
+    there), and the node penalties behind them (alpha, and alphanet, whose ascent starts from the
+    penalty network's prediction, made within the same seconds). `upper_bound`: a greedy edge
+    tour's length, when the start is one (`alpha_candidates`)."""
+    view, neighbours = prepared
     if options.candidates == "alphanet":
         started = time.perf_counter()
-        predicted = predict_penalties(networks.penalty_net, view)
+        predicted = predict_penalties(networks.penalty_net, view, neighbours)
         k = options.candidates_k or DEFAULT_CANDIDATES["alphanet"]
         left = max(0.0, seconds - (time.perf_counter() - started))
-        result = alpha_candidates(view, k, left, penalties=predicted)
+        result = alpha_candidates(view, k, left, penalties=predicted, neighbours=neighbours, upper_bound=upper_bound)
         return result.candidates, result.penalties
     if options.candidates == "model":
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
         deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
         return model_candidates(networks.model, instance.normalized_coords(), view, k, deadline), None
-    return candidates_and_penalties(view, options.candidates, options.candidates_k, seconds=seconds)
+    return candidates_and_penalties(
+        view, options.candidates, options.candidates_k, seconds, neighbours=neighbours, upper_bound=upper_bound
+    )
 
 
 def _search(
     instance: Instance,
+    prepared: Prepared,
     starts: np.ndarray,
     options: SolveOptions,
     networks: Networks,
@@ -208,9 +239,12 @@ def _search(
     deadline = began + budget
     if options.local_search == "none":
         return starts[0]
-    view = distance_view(instance)
+    view = prepared.view
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
-    candidates, penalties = _candidates(instance, view, options, networks, share)
+    upper_bound = None
+    if options.decode.strategy == "greedy-edge":
+        upper_bound = tour_length(view.points, view.code, starts[0])
+    candidates, penalties = _candidates(instance, prepared, options, networks, share, upper_bound)
     local_search_deadline = math.inf
     if options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
@@ -244,13 +278,10 @@ def _search_budget(n: int, options: SolveOptions, decoded_seconds: float) -> flo
     return max(0.0, options.time_limit - decoded_seconds)
 
 
-def _starts(
+def _decoded(
     instances: Sequence[Instance], options: SolveOptions, model: AttentionModel | None, device: torch.device
 ) -> np.ndarray:
-    """The start tours (batch, keep, n): decoded by the network, or constructed (keep 1)."""
-    if not options.decode.uses_network:
-        views = [distance_view(instance) for instance in instances]
-        return np.stack([construct(view, options.decode.strategy, options.decode.seed)[None] for view in views])
+    """The network's start tours (batch, keep, n) for instances of one size."""
     coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
     deadline = None
     if options.time_limit is not None:
@@ -265,15 +296,22 @@ def _solve_batch(
     device: torch.device,
     on_search_progress: SearchProgress | None,
 ) -> list[Solution]:
-    """Starts for instances of one size together, then the search of each on its own metric."""
+    """The network's starts for instances of one size together, then the search of each on its own
+    metric; a construction's start is built in its instance's own time."""
     started = time.perf_counter()
-    starts = _starts(instances, options, networks.model, device)
+    decoded = _decoded(instances, options, networks.model, device) if options.decode.uses_network else None
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
-    for instance, tours in zip(instances, starts, strict=True):
+    for index, instance in enumerate(instances):
         began = time.perf_counter()
         budget = _search_budget(instance.n, options, decoded_seconds)
-        tour = instance.validate_tour(_search(instance, tours, options, networks, began, budget, on_search_progress))
+        prepared = prepare(instance)
+        if decoded is not None:
+            tours = decoded[index]
+        else:
+            tours = construct(prepared.view, options.decode.strategy, options.decode.seed, prepared.neighbours)[None]
+        tour = _search(instance, prepared, tours, options, networks, began, budget, on_search_progress)
+        tour = instance.validate_tour(tour)
         seconds = decoded_seconds + time.perf_counter() - began
         solutions.append(
             Solution(instance, tour, instance.tour_length(tour), options.label(instance.n), networks.name, seconds)
@@ -289,13 +327,16 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     dense_limit = dense_graph_limit(distance_view(instance).code)
     piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
     networks = _networks_for(piece.n, options, models)
-    starts = _starts([piece], replace(options, time_limit=None), networks.model, models.device)[0]
-    view = distance_view(piece)
-    if options.decode.uses_network:  # how a rollout cut by a deadline is finished
-        complete_nearest(view, starts[:1, :1])
+    prepared = prepare(piece)
+    view = prepared.view
+    if options.decode.uses_network:
+        starts = _decoded([piece], replace(options, time_limit=None), networks.model, models.device)[0]
+        complete_nearest(view, starts[:1, :1])  # how a rollout cut by a deadline is finished
+    else:
+        starts = construct(view, options.decode.strategy, options.decode.seed, prepared.neighbours)[None]
     if options.local_search != "none":
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
-            candidates, penalties = _candidates(piece, view, options, networks, seconds=0.001)
+            candidates, penalties = _candidates(piece, prepared, options, networks, 0.001, None)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(

@@ -156,9 +156,11 @@ def test_nearest_neighbours_match_brute_force(metric: str, layout: str) -> None:
         ranking = ((coords[:, None, :] - coords[None, :, :]) ** 2).sum(axis=-1)
     np.fill_diagonal(ranking, np.inf)
     expected = np.argsort(ranking, axis=1, kind="stable")[:, :10]
-    neighbours = nearest_neighbours(coordinate_view(coords, metric), 10)
+    view = coordinate_view(coords, metric)
+    neighbours = nearest_neighbours(view, 10)
     assert neighbours.dtype == np.int64
     np.testing.assert_array_equal(neighbours, expected)
+    np.testing.assert_array_equal(nearest_neighbours(view, 10, wider=nearest_neighbours(view, 16)), expected)
 
 
 def test_fewer_than_one_neighbour_raises_input_error() -> None:

@@ -28,7 +28,7 @@ from amsolve.search.candidates.alpha import (
     alpha_candidates,
     alpha_values,
 )
-from amsolve.search.candidates.nearest import quadrants_on_sphere
+from amsolve.search.candidates.nearest import nearest_neighbours, quadrants_on_sphere
 from amsolve.search.candidates.quadrant import quadrant_neighbours
 from amsolve.search.construct import CONSTRUCTIONS, complete_nearest, construct
 from amsolve.search.distances import DistanceView, coordinate_view, dist, tour_length
@@ -323,6 +323,17 @@ def test_sparse_graph_rows_are_each_citys_partners_both_ways_sorted_once(seed: i
         partners[b].add(a)
     indptr, indices = _symmetric_rows(neighbours, links)
     assert [indices[indptr[i] : indptr[i + 1]].tolist() for i in range(n)] == [sorted(row) for row in partners]
+
+
+@pytest.mark.parametrize("metric", ["EUC_2D", "GEO", "MAN_2D"])
+def test_alpha_candidates_from_nearest_cities_found_before_are_the_same(metric: str) -> None:
+    rng = np.random.default_rng(7)
+    coords = rng.random((300, 2)) * (60.0 if metric == "GEO" else 1000.0)
+    view = coordinate_view(coords, metric)
+    pi = rng.normal(0.0, 1.0, 300)
+    own = alpha_candidates(view, 8, 0.0, penalties=pi)
+    shared = alpha_candidates(view, 8, 0.0, penalties=pi, neighbours=nearest_neighbours(view, RANK_NEAREST + 4))
+    np.testing.assert_array_equal(own.candidates, shared.candidates)
 
 
 def test_sparse_candidates_are_the_alpha_best_of_a_wider_pool_than_the_trees_graph() -> None:

@@ -111,7 +111,7 @@ def test_the_networks_candidates_drive_the_search(model_dir) -> None:
     assert solution.length <= start.length
 
 
-@pytest.mark.parametrize("slowed", ["_starts", "_candidates"])
+@pytest.mark.parametrize("slowed", ["construct", "_candidates"])
 def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, monkeypatch) -> None:
     """The start's construction or the candidate lists take the whole time limit (as a slow
     decoder or a stall of the machine would): the first descent still runs, a little past the

@@ -43,9 +43,10 @@ class PenaltyNet(nn.Module):
         return self.layers(features).squeeze(-1)  # (n,)
 
 
-def penalty_features(view: DistanceView) -> tuple[np.ndarray, float]:
-    """The description of every city (n, FEATURES) and the instance's scale (mean nearest distance)."""
-    return _describe(view.points, view.code, nearest_neighbours(view, NEIGHBOURS))
+def penalty_features(view: DistanceView, neighbours: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """The description of every city (n, FEATURES) and the instance's scale (mean nearest
+    distance); `neighbours`: each city's nearest, when already found (`nearest_neighbours`' `wider`)."""
+    return _describe(view.points, view.code, nearest_neighbours(view, NEIGHBOURS, neighbours))
 
 
 @njit(cache=True)
@@ -71,10 +72,11 @@ def _describe(points: np.ndarray, code: int, neighbours: np.ndarray) -> tuple[np
     return features, scale
 
 
-def predict_penalties(net: PenaltyNet, view: DistanceView) -> np.ndarray:
-    """π (n,) predicted for the instance. The perceptron runs in numpy: for one instance of a few
-    hundred cities torch's per-call costs (about 0.35 ms at 100 cities) are most of the time."""
-    features, scale = penalty_features(view)
+def predict_penalties(net: PenaltyNet, view: DistanceView, neighbours: np.ndarray | None = None) -> np.ndarray:
+    """π (n,) predicted for the instance (`neighbours` as in `penalty_features`). The perceptron runs
+    in numpy: for one instance of a few hundred cities torch's per-call costs (about 0.35 ms at 100
+    cities) are most of the time."""
+    features, scale = penalty_features(view, neighbours)
     hidden = features  # (n, FEATURES)
     for layer in net.layers:
         if isinstance(layer, nn.Linear):

@@ -22,8 +22,9 @@ _GREEDY_NEIGHBOURS = 10
 """Candidate edges per city for the greedy edge tour."""
 
 
-def construct(view: DistanceView, name: str, seed: int = 0) -> np.ndarray:
-    """The tour `name` (one of CONSTRUCTIONS) builds for the instance; `seed` picks random choices."""
+def construct(view: DistanceView, name: str, seed: int = 0, neighbours: np.ndarray | None = None) -> np.ndarray:
+    """The tour `name` (one of CONSTRUCTIONS) builds for the instance; `seed` picks random choices.
+    `neighbours`: each city's nearest, when already found (`nearest_neighbours`' `wider`)."""
     if name not in CONSTRUCTIONS:
         raise InputError(f"unknown construction {name!r}; choose one of {', '.join(CONSTRUCTIONS)}")
     n = view.n
@@ -33,15 +34,16 @@ def construct(view: DistanceView, name: str, seed: int = 0) -> np.ndarray:
     if name == "space-filling" and view.code in PLANAR_CODES + (GEO,):
         return space_filling_tour(view.points)
     if name == "greedy-edge":
-        return _greedy_edge(view.points, view.code, nearest_neighbours(view, _GREEDY_NEIGHBOURS))
-    return complete_nearest(view, np.array([[rng.integers(n)]], dtype=np.int64))[0]
+        return _greedy_edge(view.points, view.code, nearest_neighbours(view, _GREEDY_NEIGHBOURS, neighbours))
+    return complete_nearest(view, np.array([[rng.integers(n)]], dtype=np.int64), neighbours)[0]
 
 
-def complete_nearest(view: DistanceView, prefixes: np.ndarray) -> np.ndarray:
+def complete_nearest(view: DistanceView, prefixes: np.ndarray, neighbours: np.ndarray | None = None) -> np.ndarray:
     """Tours (k, n), each visiting the distinct cities of its row of `prefixes` (k, m) first, in
     that order, then always going on to the nearest unvisited city: nearest-neighbour tours when
-    m = 1, and how a network's rollouts cut short by a deadline are finished."""
-    neighbours = nearest_neighbours(view, _GREEDY_NEIGHBOURS)
+    m = 1, and how a network's rollouts cut short by a deadline are finished. `neighbours` as in
+    `construct`."""
+    neighbours = nearest_neighbours(view, _GREEDY_NEIGHBOURS, neighbours)
     prefixes = np.asarray(prefixes, dtype=np.int64)
     return np.stack([_nearest_neighbour(view.points, view.code, neighbours, prefix) for prefix in prefixes])
 

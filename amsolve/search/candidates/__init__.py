@@ -42,10 +42,16 @@ def candidate_lists(view: DistanceView, source: str, k: int | None = None, secon
 
 
 def candidates_and_penalties(
-    view: DistanceView, source: str, k: int | None = None, seconds: float = 0.0
+    view: DistanceView,
+    source: str,
+    k: int | None = None,
+    seconds: float = 0.0,
+    neighbours: np.ndarray | None = None,
+    upper_bound: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """`candidate_lists`, with the node penalties π of the ascent behind `alpha` (None for the
-    other sources), which the search's gain criterion uses (`amsolve.search.space.make_space`)."""
+    other sources), which the search's gain criterion uses (`amsolve.search.space.make_space`).
+    `neighbours` and `upper_bound`, when known, spare finding them again (`alpha_candidates`)."""
     check_candidates(source, k)
     if source == "model":
         raise InputError("model candidates need the network: amsolve.decode.edge_scores.model_candidates")
@@ -53,8 +59,8 @@ def candidates_and_penalties(
         raise InputError("alphanet candidates need the penalty network: amsolve.model.penalties.predict_penalties")
     k = DEFAULT_CANDIDATES[source] if k is None else k
     if source == "alpha":
-        result = alpha_candidates(view, k, seconds)
+        result = alpha_candidates(view, k, seconds, neighbours=neighbours, upper_bound=upper_bound)
         return result.candidates, result.penalties
     if source == "quadrant":
-        return quadrant_neighbours(view, k), None
-    return nearest_neighbours(view, k), None
+        return quadrant_neighbours(view, k, neighbours), None
+    return nearest_neighbours(view, k, neighbours), None

@@ -79,19 +79,23 @@ def alpha_candidates(
     k: int,
     seconds: float,
     penalties: np.ndarray | None = None,
+    neighbours: np.ndarray | None = None,
+    upper_bound: float | None = None,
 ) -> AlphaResult:
     """The k candidates of each city by α-nearness after at most `seconds` of Held–Karp ascent.
 
     `penalties` (n,) start the ascent where they are (learned or earlier penalties) instead of at 0;
     with `seconds` = 0 they are used as they are. The time to build the graphs (the trees' and,
     when sparse, the wider one the edges are ranked on) and to rank the edges comes on top of
-    `seconds`: a few µs per city.
+    `seconds`: a few µs per city. `neighbours`: each city's `RANK_NEAREST` nearest or more, when
+    already found (`nearest_neighbours`' `wider`); `upper_bound`: the length of a greedy edge tour,
+    which the ascent's steps are measured against, when already known (else it is built).
     """
     if k < 1:
         raise InputError(f"the number of candidates must be at least 1, got {k}")
     n = view.n
     k = min(k, n - 1)
-    graph, rank_graph = _build_graphs(view)
+    graph, rank_graph = _build_graphs(view, neighbours)
     pi = np.zeros(n) if penalties is None else np.array(penalties, dtype=np.float64)
     if pi.shape != (n,) or not np.isfinite(pi).all():
         raise InputError(f"penalties must be {n} finite numbers")
@@ -100,8 +104,9 @@ def alpha_candidates(
     bound = _one_tree(graph, pi, work)
     iterations = 1
     if seconds > 0:
-        upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
-        bound, made = _ascent(graph, pi, work, deadline, upper)
+        if upper_bound is None:
+            upper_bound = tour_length(view.points, view.code, construct(view, "greedy-edge", neighbours=neighbours))
+        bound, made = _ascent(graph, pi, work, deadline, upper_bound)
         iterations += made
     candidates = _rank(rank_graph, pi, work, k)
     return AlphaResult(candidates, pi, bound, iterations)
@@ -138,23 +143,23 @@ def dense_graph_limit(code: int) -> int:
     return DENSE_CITIES if code in PLANAR_CODES or code == GEO else DENSE_CITIES_OTHER
 
 
-def _build_graphs(view: DistanceView) -> tuple[_Graph, _Graph]:
+def _build_graphs(view: DistanceView, neighbours: np.ndarray | None = None) -> tuple[_Graph, _Graph]:
     """The graph of the ascent's 1-trees and the graph the candidates are ranked on: the complete
     graph for small instances (both), else each city's `GRAPH_NEAREST` and `RANK_NEAREST` nearest
-    with its quadrant neighbours, made connected, from one search for neighbours."""
+    (cut from `neighbours` when given, see `alpha_candidates`) with its quadrant neighbours, made
+    connected."""
     n = view.n
     if n <= dense_graph_limit(view.code):
         indptr, others = _complete_rows(n)
         complete = _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
         return complete, complete
+    nearest = nearest_neighbours(view, RANK_NEAREST, neighbours)
     if view.code in PLANAR_CODES:
-        wide = np.concatenate(
-            [nearest_in_grid(view.points, RANK_NEAREST, False), nearest_in_grid(view.points, 2, True)], axis=1
-        )
+        wide = np.concatenate([nearest, nearest_in_grid(view.points, 2, True)], axis=1)
     elif view.code == GEO:
-        wide = np.concatenate([nearest_neighbours(view, RANK_NEAREST), quadrants_on_sphere(view.points, 2)], axis=1)
+        wide = np.concatenate([nearest, quadrants_on_sphere(view.points, 2)], axis=1)
     else:
-        wide = nearest_neighbours(view, RANK_NEAREST)
+        wide = nearest
     narrow = np.delete(wide, np.s_[GRAPH_NEAREST:RANK_NEAREST], axis=1)  # the nearest come closest first
     return _sparse_graph(view, narrow), _sparse_graph(view, wide)
 
