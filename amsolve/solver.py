@@ -30,12 +30,12 @@ from amsolve.search.candidates import DEFAULT_CANDIDATES, candidates_and_penalti
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
 from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import DistanceView, distance_view, tour_length
+from amsolve.search.distances import GEO, DistanceView, distance_view, tour_length
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
-kicks) gets 1 ms per city
-(0.1 s at 100 cities, 100 s at 100,000), and at least a first local optimum."""
+kicks) gets 1 ms per city (0.1 s at 100 cities, 100 s at 100,000), and at least a first local
+optimum."""
 
 AUTO_MIN_SECONDS = 0.05
 """The least time the search gets without --time-limit."""
@@ -43,6 +43,15 @@ AUTO_MIN_SECONDS = 0.05
 CANDIDATE_SHARE = 0.15
 """Share of an instance's search time the candidate lists may take: the Held–Karp ascent of
 α-nearness, or under a time limit the network's edge scores."""
+
+ALPHA_SECONDS_PER_CITY = 6e-6
+"""About what α-nearness candidates on a sparse graph cost beyond their ascent, per city: the
+graphs, a 1-tree, the ranking and the penalty network's prediction (on an Intel Xeon core 6 µs at
+2,000 cities, 7 at 5,000, 7.6 at 20,000). When that is more than the candidate lists' share of
+the time (`CANDIDATE_SHARE`), the search takes each city's nearest instead (`_alpha_affordable`)."""
+
+GEO_ALPHA_SECONDS_PER_CITY = 9e-6
+"""`ALPHA_SECONDS_PER_CITY` on GEO instances, whose lengths cost more (10 µs at 20,000 cities)."""
 
 DECODE_SHARE = 0.5
 """Share of --time-limit the network's decoding may take; the rest goes to the search."""
@@ -224,6 +233,22 @@ def _candidates(
     )
 
 
+def _alpha_affordable(view: DistanceView, share: float) -> bool:
+    """Whether α candidates fit in the candidate lists' `share` of the time (seconds), by
+    `ALPHA_SECONDS_PER_CITY`; always on the complete graph, which small instances use.
+
+    Measured with the default pipeline against the same with each city's 10 nearest (one core;
+    lengths in millions): where the rule takes the nearest, they gave the shorter tours (20,000
+    uniform cities in 0.3 s 109.8 against 116.0, GEO in 1 s 2.19 against 2.29; 4 instances of
+    2,000 and of 5,000 cities in 25 and 20 µs a city, 1.2 and 3.7 % shorter); where it takes α,
+    α did (2,000 and 5,000 cities in 50 and 40 µs a city, 0.4 and 0.3 %; 20,000 in 2 s, 0.4 %),
+    but for 20,000 uniform cities in 1 s (102.8 against 102.5)."""
+    if view.n <= dense_graph_limit(view.code):
+        return True
+    per_city = GEO_ALPHA_SECONDS_PER_CITY if view.code == GEO else ALPHA_SECONDS_PER_CITY
+    return per_city * view.n <= share
+
+
 def _search(
     instance: Instance,
     prepared: Prepared,
@@ -244,6 +269,8 @@ def _search(
     upper_bound = None
     if options.decode.strategy == "greedy-edge":
         upper_bound = tour_length(view.points, view.code, starts[0])
+    if options.candidates in ("alpha", "alphanet") and not _alpha_affordable(view, share):
+        options = replace(options, candidates="nearest", candidates_k=None)
     candidates, penalties = _candidates(instance, prepared, options, networks, share, upper_bound)
     local_search_deadline = math.inf
     if options.time_limit is not None:

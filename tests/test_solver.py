@@ -111,6 +111,28 @@ def test_the_networks_candidates_drive_the_search(model_dir) -> None:
     assert solution.length <= start.length
 
 
+@pytest.mark.parametrize(("per_city", "expected"), [(1.0, "nearest"), (0.0, "alphanet")])
+def test_alpha_candidates_give_way_to_the_nearest_when_the_time_is_too_short_for_them(
+    per_city: float, expected: str, monkeypatch
+) -> None:
+    import amsolve.solver as solver
+
+    used = []
+    real = solver._candidates
+
+    def spy(instance, prepared, options, *args):
+        used.append(options.candidates)
+        return real(instance, prepared, options, *args)
+
+    monkeypatch.setattr(solver, "ALPHA_SECONDS_PER_CITY", per_city)
+    monkeypatch.setattr(solver, "_candidates", spy)
+    small, large = uniform(60, 1, seed=3)[0], uniform(300, 1, seed=3)[0]
+    solutions = solve_instances([small, large], SolveOptions(time_limit=0.05))
+    assert used[-2:] == ["alphanet", expected]  # the complete graph's instance keeps α: it is cheap
+    assert [s.pipeline for s in solutions] == ["greedy-edge+lk@alphanet8"] * 2
+    assert sorted(solutions[1].tour.tolist()) == list(range(300))
+
+
 @pytest.mark.parametrize("slowed", ["construct", "_candidates"])
 def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, monkeypatch) -> None:
     """The start's construction or the candidate lists take the whole time limit (as a slow
