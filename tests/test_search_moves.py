@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from amsolve.errors import InputError
 from amsolve.problem.distance import distance_matrix
+from amsolve.search import construct as construct_module
 from amsolve.search import local_search
 from amsolve.search.active import Active, new_active
 from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
@@ -30,8 +31,8 @@ from amsolve.search.candidates.alpha import (
 )
 from amsolve.search.candidates.nearest import nearest_neighbours, quadrants_on_sphere
 from amsolve.search.candidates.quadrant import quadrant_neighbours
-from amsolve.search.construct import CONSTRUCTIONS, complete_nearest, construct
-from amsolve.search.distances import DistanceView, coordinate_view, dist, tour_length
+from amsolve.search.construct import CONSTRUCTIONS, _add_greedily, complete_nearest, construct
+from amsolve.search.distances import EXPLICIT, DistanceView, coordinate_view, dist, tour_length
 from amsolve.search.kicks import long_edge_double_bridge, seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
 from amsolve.search.moves import kopt
@@ -477,6 +478,27 @@ def test_greedy_and_space_filling_tours_are_far_shorter_than_random_ones() -> No
     lengths = {name: tour_length(view.points, view.code, construct(view, name)) for name in CONSTRUCTIONS}
     assert lengths["greedy-edge"] < lengths["nearest"] < lengths["random"] / 10
     assert lengths["space-filling"] < lengths["random"] / 10
+
+
+@pytest.mark.parametrize("metric", ["EUC_2D", "GEO", "EXPLICIT"])
+def test_greedy_paths_joined_in_rounds_between_their_ends_keep_every_greedy_edge(metric: str, monkeypatch) -> None:
+    """Past `JOIN_SCAN_PATHS` paths, greedy edges between the paths' free ends join them first:
+    the tour still holds every edge the candidate edges gave, and joins no worse than the scan."""
+    rng = np.random.default_rng(8)
+    coords = rng.random((400, 2)) * (60.0 if metric == "GEO" else 1000.0)
+    view = coordinate_view(coords, "GEO" if metric == "GEO" else "EUC_2D")
+    if metric == "EXPLICIT":
+        view = DistanceView(distance_matrix(coords, "EUC_2D"), EXPLICIT)
+    neighbours = nearest_neighbours(view, 10)
+    links, degree = np.full((400, 2), -1, dtype=np.int64), np.zeros(400, dtype=np.int64)
+    assert _add_greedily(view.points, view.code, np.arange(400), neighbours, links, degree, np.arange(400)) > 0
+    fragments = {frozenset((city, int(other))) for city in range(400) for other in links[city] if other >= 0}
+    scanned = construct(view, "greedy-edge")
+    monkeypatch.setattr(construct_module, "JOIN_SCAN_PATHS", 1)
+    joined = construct(view, "greedy-edge")
+    assert sorted(joined.tolist()) == list(range(400))
+    assert fragments <= tour_edges(joined) and fragments <= tour_edges(scanned)
+    assert tour_length(view.points, view.code, joined) <= 1.02 * tour_length(view.points, view.code, scanned)
 
 
 def test_unknown_names_raise_input_errors() -> None:
