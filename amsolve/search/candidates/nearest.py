@@ -183,36 +183,43 @@ def _nearest_on_sphere(points: np.ndarray, code: int, k: int) -> np.ndarray:
     measured by the rule and ranked. Both searches go ring by ring through a grid over the unit
     sphere (`_sphere_grid`), so a city meets only the cities near it: at 666 cities (gr666) 2 ms
     instead of 32 by the rule alone, and at 20,000 random cities 87 ms instead of 1.1 s with every
-    pair compared.
+    pair compared. The second search measures the cities the first one met before it walks any
+    further ring (100,000 cities: 0.69 instead of 0.80 s).
     """
     n = points.shape[0]
     unit = _unit_vectors(points)
     cubes, starts, members, side, edge = _sphere_grid(unit)
-    shell = np.empty(n, dtype=np.int64)
+    shell, cosine = np.empty(n, dtype=np.int64), np.empty(n)  # cities of the rings walked, their cosines
     result = np.empty((n, k), dtype=np.int64)
     by_angle, angle_key, best_dist = np.empty(k, dtype=np.int64), np.empty(k), np.empty(k)
     for i in range(n):
-        count = 0
-        for ring in range(side + 1):  # the k nearest by angle
+        seen, count, ring = 0, 0, 0  # the cities of the rings walked are shell[:seen]
+        while ring <= side:  # the k nearest by angle
             if ring > 0 and count == k and 2.0 + 2.0 * angle_key[k - 1] <= (max(0, ring - 1) * edge) ** 2:
                 break
-            for s in range(_shell(cubes[i], ring, side, starts, members, shell)):
+            walked = seen + _shell(cubes[i], ring, side, starts, members, shell[seen:])
+            for s in range(seen, walked):
                 j = shell[s]
+                cosine[s] = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
                 if j != i:
-                    cosine = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
-                    count = _offer(angle_key, by_angle, count, -cosine, j)
+                    count = _offer(angle_key, by_angle, count, -cosine[s], j)
+            seen, ring = walked, ring + 1
         kth = np.floor(GEO_EARTH_RADIUS * np.arccos(min(1.0, max(-1.0, -angle_key[k - 1]))) + 1.0)
         threshold = np.cos(min(np.pi, (kth + 2.5) / GEO_EARTH_RADIUS))  # a rounded angle of at most kth + 2
-        count = 0
-        for ring in range(side + 1):  # every city within that angle, measured by the rule
-            if ring > 0 and 2.0 - 2.0 * threshold <= (max(0, ring - 1) * edge) ** 2:
-                break
-            for s in range(_shell(cubes[i], ring, side, starts, members, shell)):
+        count, measured = 0, 0
+        while True:  # every city within that angle, measured by the rule: those seen, then further rings
+            for s in range(measured, seen):
                 j = shell[s]
-                if j != i:
-                    cosine = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
-                    if cosine >= threshold:
-                        count = _offer(best_dist, result[i], count, dist(points, code, i, j), j)
+                if j != i and cosine[s] >= threshold:
+                    count = _offer(best_dist, result[i], count, dist(points, code, i, j), j)
+            measured = seen
+            if ring > side or (ring > 0 and 2.0 - 2.0 * threshold <= (max(0, ring - 1) * edge) ** 2):
+                break
+            seen += _shell(cubes[i], ring, side, starts, members, shell[seen:])
+            for s in range(measured, seen):
+                j = shell[s]
+                cosine[s] = unit[i, 0] * unit[j, 0] + unit[i, 1] * unit[j, 1] + unit[i, 2] * unit[j, 2]
+            ring += 1
     return result
 
 
