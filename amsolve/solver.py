@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from amsolve.budget import alpha_fits, greedy_fits, neighbours_fit
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
@@ -26,11 +27,11 @@ from amsolve.model.penalties import PenaltyNet, load_penalty_net, predict_penalt
 from amsolve.model.registry import load_model, models_root, nearest_model
 from amsolve.problem import Instance
 from amsolve.search import check_local_search, improve_tours, iterated_local_search
-from amsolve.search.candidates import DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
+from amsolve.search.candidates import ALPHA_SOURCES, DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
-from amsolve.search.candidates.nearest import nearest_neighbours
+from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import GEO, DistanceView, distance_view, tour_length
+from amsolve.search.distances import DistanceView, distance_view, tour_length
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
@@ -43,15 +44,6 @@ AUTO_MIN_SECONDS = 0.05
 CANDIDATE_SHARE = 0.15
 """Share of an instance's search time the candidate lists may take: the Held–Karp ascent of
 α-nearness, or under a time limit the network's edge scores."""
-
-ALPHA_SECONDS_PER_CITY = 6e-6
-"""About what α-nearness candidates on a sparse graph cost beyond their ascent, per city: the
-graphs, a 1-tree, the ranking and the penalty network's prediction (on an Intel Xeon core 6 µs at
-2,000 cities, 7 at 5,000, 7.6 at 20,000). When that is more than the candidate lists' share of
-the time (`CANDIDATE_SHARE`), the search takes each city's nearest instead (`_alpha_affordable`)."""
-
-GEO_ALPHA_SECONDS_PER_CITY = 9e-6
-"""`ALPHA_SECONDS_PER_CITY` on GEO instances, whose lengths cost more (10 µs at 20,000 cities)."""
 
 DECODE_SHARE = 0.5
 """Share of --time-limit the network's decoding may take; the rest goes to the search."""
@@ -188,19 +180,22 @@ class Prepared(NamedTuple):
     """What every step of an instance's solve reads: its distances and each city's nearest cities."""
 
     view: DistanceView
-    neighbours: np.ndarray  # (n, SHARED_NEIGHBOURS) int64, nearest first (`nearest_neighbours`)
+    neighbours: np.ndarray  # (n, RANK_NEAREST or DEFAULT_NEIGHBOURS) int64, nearest first (`nearest_neighbours`)
 
 
-SHARED_NEIGHBOURS = RANK_NEAREST
-"""Nearest cities found once per instance, as many as the widest of the steps that read them
-needs (the α candidates' ranking; greedy edge, the penalty network and nearest candidates read
-fewer). At 20,000 cities each step finding its own took about 60 ms of a solve's preparation."""
+def prepare(view: DistanceView, wide: bool) -> Prepared:
+    """Each city's nearest, found once for all the steps of a solve: as many as the widest step
+    needs, the α candidates' ranking (`wide`) or else the nearest candidates (greedy edge and the
+    penalty network read fewer). At 20,000 cities each step finding its own took about 60 ms."""
+    return Prepared(view, nearest_neighbours(view, RANK_NEAREST if wide else DEFAULT_NEIGHBOURS))
 
 
-def prepare(instance: Instance) -> Prepared:
-    """The instance's distances and nearest cities, found once for all the steps of its solve."""
-    view = distance_view(instance)
-    return Prepared(view, nearest_neighbours(view, SHARED_NEIGHBOURS))
+class Start(NamedTuple):
+    """An instance's start tours and what building them found."""
+
+    tours: np.ndarray  # (keep, n)
+    prepared: Prepared | None  # None until a step needs each city's nearest
+    greedy_length: float | None  # the length of the start when it is a greedy edge tour (`alpha_candidates`)
 
 
 def _candidates(
@@ -233,45 +228,34 @@ def _candidates(
     )
 
 
-def _alpha_affordable(view: DistanceView, share: float) -> bool:
-    """Whether α candidates fit in the candidate lists' `share` of the time (seconds), by
-    `ALPHA_SECONDS_PER_CITY`; always on the complete graph, which small instances use.
-
-    Measured with the default pipeline against the same with each city's 10 nearest (one core;
-    lengths in millions): where the rule takes the nearest, they gave the shorter tours (20,000
-    uniform cities in 0.3 s 109.8 against 116.0, GEO in 1 s 2.19 against 2.29; 4 instances of
-    2,000 and of 5,000 cities in 25 and 20 µs a city, 1.2 and 3.7 % shorter); where it takes α,
-    α did (2,000 and 5,000 cities in 50 and 40 µs a city, 0.4 and 0.3 %; 20,000 in 2 s, 0.4 %),
-    but for 20,000 uniform cities in 1 s (102.8 against 102.5)."""
-    if view.n <= dense_graph_limit(view.code):
-        return True
-    per_city = GEO_ALPHA_SECONDS_PER_CITY if view.code == GEO else ALPHA_SECONDS_PER_CITY
-    return per_city * view.n <= share
-
-
 def _search(
     instance: Instance,
-    prepared: Prepared,
-    starts: np.ndarray,
+    start: Start,
     options: SolveOptions,
     networks: Networks,
     began: float,
     budget: float,
+    alpha: bool,
     on_search_progress: SearchProgress | None,
 ) -> np.ndarray:
-    """The search from the starts (k, n): candidate lists, local search, then kicks until
-    `began + budget`; returns the best tour."""
+    """The search from the start: candidate lists, local search, then kicks until `began + budget`;
+    returns the best tour. `alpha`: whether α candidates fit in the time (`amsolve.budget`); where
+    they do not, each city's nearest stand in. Under a time limit too short for even the nearest,
+    the start is returned as it is."""
     deadline = began + budget
+    starts, prepared = start.tours, start.prepared
     if options.local_search == "none":
         return starts[0]
+    if prepared is None:
+        view = distance_view(instance)
+        if options.time_limit is not None and not neighbours_fit(view, deadline - time.perf_counter()):
+            return starts[0]
+        prepared = prepare(view, alpha)
     view = prepared.view
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
-    upper_bound = None
-    if options.decode.strategy == "greedy-edge":
-        upper_bound = tour_length(view.points, view.code, starts[0])
-    if options.candidates in ("alpha", "alphanet") and not _alpha_affordable(view, share):
+    if options.candidates in ALPHA_SOURCES and not alpha:
         options = replace(options, candidates="nearest", candidates_k=None)
-    candidates, penalties = _candidates(instance, prepared, options, networks, share, upper_bound)
+    candidates, penalties = _candidates(instance, prepared, options, networks, share, start.greedy_length)
     local_search_deadline = math.inf
     if options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
@@ -316,6 +300,21 @@ def _decoded(
     return decode(model, coords, options.decode, deadline).tours.cpu().numpy()
 
 
+def _constructed(view: DistanceView, options: SolveOptions, seconds: float, wide: bool) -> Start:
+    """The start the construction of `options` builds, in `seconds` at most where it can: a start
+    that needs each city's nearest (greedy edge, nearest neighbour) gives way to the space-filling
+    curve when they would not fit (`amsolve.budget`). `wide`: whether α candidates follow."""
+    strategy, seed = options.decode.strategy, options.decode.seed
+    if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, seconds):
+        strategy = "space-filling"
+    if strategy not in ("greedy-edge", "nearest"):
+        return Start(construct(view, strategy, seed)[None], None, None)
+    prepared = prepare(view, wide)
+    tour = construct(view, strategy, seed, prepared.neighbours)
+    greedy_length = tour_length(view.points, view.code, tour) if strategy == "greedy-edge" else None
+    return Start(tour[None], prepared, greedy_length)
+
+
 def _solve_batch(
     instances: Sequence[Instance],
     networks: Networks,
@@ -332,12 +331,13 @@ def _solve_batch(
     for index, instance in enumerate(instances):
         began = time.perf_counter()
         budget = _search_budget(instance.n, options, decoded_seconds)
-        prepared = prepare(instance)
+        view = distance_view(instance)
+        alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
         if decoded is not None:
-            tours = decoded[index]
+            start = Start(decoded[index], None, None)
         else:
-            tours = construct(prepared.view, options.decode.strategy, options.decode.seed, prepared.neighbours)[None]
-        tour = _search(instance, prepared, tours, options, networks, began, budget, on_search_progress)
+            start = _constructed(view, options, budget if options.time_limit is not None else math.inf, alpha)
+        tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
         tour = instance.validate_tour(tour)
         seconds = decoded_seconds + time.perf_counter() - began
         solutions.append(
@@ -354,13 +354,15 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     dense_limit = dense_graph_limit(distance_view(instance).code)
     piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
     networks = _networks_for(piece.n, options, models)
-    prepared = prepare(piece)
-    view = prepared.view
+    view = distance_view(piece)
+    alpha = options.candidates in ALPHA_SOURCES
     if options.decode.uses_network:
         starts = _decoded([piece], replace(options, time_limit=None), networks.model, models.device)[0]
         complete_nearest(view, starts[:1, :1])  # how a rollout cut by a deadline is finished
+        prepared = prepare(view, alpha)
     else:
-        starts = construct(view, options.decode.strategy, options.decode.seed, prepared.neighbours)[None]
+        start = _constructed(view, options, math.inf, alpha)
+        starts, prepared = start.tours, start.prepared or prepare(view, alpha)
     if options.local_search != "none":
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
             candidates, penalties = _candidates(piece, prepared, options, networks, 0.001, None)

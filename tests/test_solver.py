@@ -12,6 +12,8 @@ from amsolve.decode.strategies import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance
+from amsolve.search.construct import construct
+from amsolve.search.distances import distance_view
 from amsolve.solver import SolveOptions, as_instance, solve_instances
 
 
@@ -115,6 +117,7 @@ def test_the_networks_candidates_drive_the_search(model_dir) -> None:
 def test_alpha_candidates_give_way_to_the_nearest_when_the_time_is_too_short_for_them(
     per_city: float, expected: str, monkeypatch
 ) -> None:
+    import amsolve.budget as budget
     import amsolve.solver as solver
 
     used = []
@@ -124,13 +127,29 @@ def test_alpha_candidates_give_way_to_the_nearest_when_the_time_is_too_short_for
         used.append(options.candidates)
         return real(instance, prepared, options, *args)
 
-    monkeypatch.setattr(solver, "ALPHA_SECONDS_PER_CITY", per_city)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", budget.PLANAR_COSTS._replace(alpha=per_city))
     monkeypatch.setattr(solver, "_candidates", spy)
     small, large = uniform(60, 1, seed=3)[0], uniform(300, 1, seed=3)[0]
     solutions = solve_instances([small, large], SolveOptions(time_limit=0.05))
     assert used[-2:] == ["alphanet", expected]  # the complete graph's instance keeps α: it is cheap
     assert [s.pipeline for s in solutions] == ["greedy-edge+lk@alphanet8"] * 2
     assert sorted(solutions[1].tour.tolist()) == list(range(300))
+
+
+@pytest.mark.parametrize("searched", [True, False])
+def test_a_start_that_would_not_fit_gives_way_to_the_space_filling_curve(searched: bool, monkeypatch) -> None:
+    """Where each city's nearest and the greedy tour would take longer than the time limit (as at
+    100,000 cities in 0.1 s), the start is the space-filling curve; where even the nearest would,
+    it is returned unsearched."""
+    import amsolve.budget as budget
+
+    slow = budget.PLANAR_COSTS._replace(greedy=1.0, neighbours=0.0 if searched else 1.0)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", slow)
+    instance = uniform(300, 1, seed=4)[0]
+    curve = instance.tour_length(construct(distance_view(instance), "space-filling"))
+    solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert sorted(solution.tour.tolist()) == list(range(300))
+    assert (solution.length < 0.9 * curve) if searched else (solution.length == curve)
 
 
 @pytest.mark.parametrize("slowed", ["construct", "_candidates"])
