@@ -176,31 +176,26 @@ class Networks(NamedTuple):
     penalty_net: PenaltyNet | None  # starts the ascent behind `alphanet` candidates
 
 
-class Prepared(NamedTuple):
-    """What every step of an instance's solve reads: its distances and each city's nearest cities."""
-
-    view: DistanceView
-    neighbours: np.ndarray  # (n, RANK_NEAREST or DEFAULT_NEIGHBOURS) int64, nearest first (`nearest_neighbours`)
-
-
-def prepare(view: DistanceView, wide: bool) -> Prepared:
-    """Each city's nearest, found once for all the steps of a solve: as many as the widest step
-    needs, the α candidates' ranking (`wide`) or else the nearest candidates (greedy edge and the
-    penalty network read fewer). At 20,000 cities each step finding its own took about 60 ms."""
-    return Prepared(view, nearest_neighbours(view, RANK_NEAREST if wide else DEFAULT_NEIGHBOURS))
+def shared_neighbours(view: DistanceView, wide: bool) -> np.ndarray:
+    """Each city's nearest (n, k), found once for all the steps of a solve: as many as the widest
+    step needs, the α candidates' ranking (`wide`) or else the nearest candidates (greedy edge and
+    the penalty network read fewer). At 20,000 cities each step finding its own took about 60 ms."""
+    return nearest_neighbours(view, RANK_NEAREST if wide else DEFAULT_NEIGHBOURS)
 
 
 class Start(NamedTuple):
-    """An instance's start tours and what building them found."""
+    """An instance's start tours, its distances, and what building the start found."""
 
     tours: np.ndarray  # (keep, n)
-    prepared: Prepared | None  # None until a step needs each city's nearest
-    greedy_length: float | None  # the length of the start when it is a greedy edge tour (`alpha_candidates`)
+    view: DistanceView
+    neighbours: np.ndarray | None  # `shared_neighbours`; None until a step needs them
+    greedy_length: float | None  # the start's length when it is a greedy edge tour (`alpha_candidates`)
 
 
 def _candidates(
     instance: Instance,
-    prepared: Prepared,
+    view: DistanceView,
+    neighbours: np.ndarray,
     options: SolveOptions,
     networks: Networks,
     seconds: float,
@@ -209,9 +204,8 @@ def _candidates(
     """The candidate lists of `options` for the instance (the network's when `candidates` is
     model), made in about `seconds` when there is a time limit (the network's scoring then stops
     there), and the node penalties behind them (alpha, and alphanet, whose ascent starts from the
-    penalty network's prediction, made within the same seconds). `upper_bound`: a greedy edge
-    tour's length, when the start is one (`alpha_candidates`)."""
-    view, neighbours = prepared
+    penalty network's prediction, made within the same seconds). `neighbours`: `shared_neighbours`;
+    `upper_bound`: a greedy edge tour's length, when the start is one (`alpha_candidates`)."""
     if options.candidates == "alphanet":
         started = time.perf_counter()
         predicted = predict_penalties(networks.penalty_net, view, neighbours)
@@ -243,19 +237,17 @@ def _search(
     they do not, each city's nearest stand in. Under a time limit too short for even the nearest,
     the start is returned as it is."""
     deadline = began + budget
-    starts, prepared = start.tours, start.prepared
+    starts, view, neighbours = start.tours, start.view, start.neighbours
     if options.local_search == "none":
         return starts[0]
-    if prepared is None:
-        view = distance_view(instance)
+    if neighbours is None:
         if options.time_limit is not None and not neighbours_fit(view, deadline - time.perf_counter()):
             return starts[0]
-        prepared = prepare(view, alpha)
-    view = prepared.view
+        neighbours = shared_neighbours(view, alpha)
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
     if options.candidates in ALPHA_SOURCES and not alpha:
         options = replace(options, candidates="nearest", candidates_k=None)
-    candidates, penalties = _candidates(instance, prepared, options, networks, share, start.greedy_length)
+    candidates, penalties = _candidates(instance, view, neighbours, options, networks, share, start.greedy_length)
     local_search_deadline = math.inf
     if options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
@@ -308,11 +300,11 @@ def _constructed(view: DistanceView, options: SolveOptions, seconds: float, wide
     if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, seconds):
         strategy = "space-filling"
     if strategy not in ("greedy-edge", "nearest"):
-        return Start(construct(view, strategy, seed)[None], None, None)
-    prepared = prepare(view, wide)
-    tour = construct(view, strategy, seed, prepared.neighbours)
+        return Start(construct(view, strategy, seed)[None], view, None, None)
+    neighbours = shared_neighbours(view, wide)
+    tour = construct(view, strategy, seed, neighbours)
     greedy_length = tour_length(view.points, view.code, tour) if strategy == "greedy-edge" else None
-    return Start(tour[None], prepared, greedy_length)
+    return Start(tour[None], view, neighbours, greedy_length)
 
 
 def _solve_batch(
@@ -334,7 +326,7 @@ def _solve_batch(
         view = distance_view(instance)
         alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
         if decoded is not None:
-            start = Start(decoded[index], None, None)
+            start = Start(decoded[index], view, None, None)
         else:
             start = _constructed(view, options, budget if options.time_limit is not None else math.inf, alpha)
         tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
@@ -359,13 +351,13 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     if options.decode.uses_network:
         starts = _decoded([piece], replace(options, time_limit=None), networks.model, models.device)[0]
         complete_nearest(view, starts[:1, :1])  # how a rollout cut by a deadline is finished
-        prepared = prepare(view, alpha)
     else:
-        start = _constructed(view, options, math.inf, alpha)
-        starts, prepared = start.tours, start.prepared or prepare(view, alpha)
+        starts = _constructed(view, options, math.inf, alpha).tours
+        construct(view, "space-filling")  # the start when the options' one would not fit in the time
     if options.local_search != "none":
+        neighbours = shared_neighbours(view, alpha)
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
-            candidates, penalties = _candidates(piece, prepared, options, networks, 0.001, None)
+            candidates, penalties = _candidates(piece, view, neighbours, options, networks, 0.001, None)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(

@@ -123,9 +123,9 @@ def test_alpha_candidates_give_way_to_the_nearest_when_the_time_is_too_short_for
     used = []
     real = solver._candidates
 
-    def spy(instance, prepared, options, *args):
+    def spy(instance, view, neighbours, options, *args):
         used.append(options.candidates)
-        return real(instance, prepared, options, *args)
+        return real(instance, view, neighbours, options, *args)
 
     monkeypatch.setattr(budget, "PLANAR_COSTS", budget.PLANAR_COSTS._replace(alpha=per_city))
     monkeypatch.setattr(solver, "_candidates", spy)
