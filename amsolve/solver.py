@@ -31,7 +31,7 @@ from amsolve.search.candidates import ALPHA_SOURCES, DEFAULT_CANDIDATES, candida
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
 from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import DistanceView, distance_view, tour_length
+from amsolve.search.distances import GEO, PLANAR_CODES, DistanceView, distance_view, tour_length
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
@@ -184,18 +184,45 @@ def shared_neighbours(view: DistanceView, wide: bool) -> np.ndarray:
 
 
 class Start(NamedTuple):
-    """An instance's start tours, its distances, and what building the start found."""
+    """An instance's start tours, its distances, and what building the start found. The cities may
+    be renumbered for the search (`spatial_order`): `view` and `tours` are in the search's
+    numbers, city i of the search being the instance's `order[i]`."""
 
     tours: np.ndarray  # (keep, n)
     view: DistanceView
     neighbours: np.ndarray | None  # `shared_neighbours`; None until a step needs them
     greedy_length: float | None  # the start's length when it is a greedy edge tour (`alpha_candidates`)
+    order: np.ndarray | None = None  # (n,) the instance's city of each of the search's; None: the same
+
+
+SPATIAL_ORDER_CITIES = 10_000
+"""From this many cities (in the plane or on the sphere) the search numbers them along the
+space-filling curve (`spatial_order`). Its arrays are read city by city as its moves go, and
+cities near each other in the plane are then near each other in memory too: a first descent from
+greedy edge took 3.2 instead of 6.9 s at 100,000 uniform random cities, 0.43 instead of 0.56 s at
+20,000, and the same at 5,000, where the arrays fit in the processor's caches either way."""
+
+
+def spatial_order(view: DistanceView) -> np.ndarray | None:
+    """The cities along the space-filling curve, as the search's numbers (`Start.order`), for
+    coordinate instances of `SPATIAL_ORDER_CITIES` or more; None for the others."""
+    if view.n < SPATIAL_ORDER_CITIES or view.code not in PLANAR_CODES + (GEO,):
+        return None
+    return construct(view, "space-filling")
+
+
+def renumbered(view: DistanceView, order: np.ndarray | None) -> DistanceView:
+    """The distances with city i being the instance's `order[i]` (as they are when `order` is None)."""
+    if order is None:
+        return view
+    return DistanceView(np.ascontiguousarray(view.points[order]), view.code)
 
 
 def _candidates(
     instance: Instance,
     view: DistanceView,
     neighbours: np.ndarray,
+    order: np.ndarray | None,
     options: SolveOptions,
     networks: Networks,
     seconds: float,
@@ -205,7 +232,8 @@ def _candidates(
     model), made in about `seconds` when there is a time limit (the network's scoring then stops
     there), and the node penalties behind them (alpha, and alphanet, whose ascent starts from the
     penalty network's prediction, made within the same seconds). `neighbours`: `shared_neighbours`;
-    `upper_bound`: a greedy edge tour's length, when the start is one (`alpha_candidates`)."""
+    `order`: as in `Start`; `upper_bound`: a greedy edge tour's length, when the start is one
+    (`alpha_candidates`)."""
     if options.candidates == "alphanet":
         started = time.perf_counter()
         predicted = predict_penalties(networks.penalty_net, view, neighbours)
@@ -216,7 +244,8 @@ def _candidates(
     if options.candidates == "model":
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
         deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
-        return model_candidates(networks.model, instance.normalized_coords(), view, k, deadline), None
+        coords = instance.normalized_coords() if order is None else instance.normalized_coords()[order]
+        return model_candidates(networks.model, coords, view, k, deadline), None
     return candidates_and_penalties(
         view, options.candidates, options.candidates_k, seconds, neighbours=neighbours, upper_bound=upper_bound
     )
@@ -247,7 +276,9 @@ def _search(
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
     if options.candidates in ALPHA_SOURCES and not alpha:
         options = replace(options, candidates="nearest", candidates_k=None)
-    candidates, penalties = _candidates(instance, view, neighbours, options, networks, share, start.greedy_length)
+    candidates, penalties = _candidates(
+        instance, view, neighbours, start.order, options, networks, share, start.greedy_length
+    )
     local_search_deadline = math.inf
     if options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
@@ -325,12 +356,16 @@ def _solve_batch(
         budget = _search_budget(instance.n, options, decoded_seconds)
         view = distance_view(instance)
         alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
+        order = spatial_order(view)
+        view = renumbered(view, order)
         if decoded is not None:
-            start = Start(decoded[index], view, None, None)
+            tours = decoded[index] if order is None else np.argsort(order)[decoded[index]]
+            start = Start(tours, view, None, None, order)
         else:
-            start = _constructed(view, options, budget if options.time_limit is not None else math.inf, alpha)
+            seconds = budget if options.time_limit is not None else math.inf
+            start = _constructed(view, options, seconds, alpha)._replace(order=order)
         tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
-        tour = instance.validate_tour(tour)
+        tour = instance.validate_tour(tour if order is None else order[tour])
         seconds = decoded_seconds + time.perf_counter() - began
         solutions.append(
             Solution(instance, tour, instance.tour_length(tour), options.label(instance.n), networks.name, seconds)
@@ -357,7 +392,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     if options.local_search != "none":
         neighbours = shared_neighbours(view, alpha)
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
-            candidates, penalties = _candidates(piece, view, neighbours, options, networks, 0.001, None)
+            candidates, penalties = _candidates(piece, view, neighbours, None, options, networks, 0.001, None)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(

@@ -123,9 +123,9 @@ def test_alpha_candidates_give_way_to_the_nearest_when_the_time_is_too_short_for
     used = []
     real = solver._candidates
 
-    def spy(instance, view, neighbours, options, *args):
+    def spy(instance, view, neighbours, order, options, *args):
         used.append(options.candidates)
-        return real(instance, view, neighbours, options, *args)
+        return real(instance, view, neighbours, order, options, *args)
 
     monkeypatch.setattr(budget, "PLANAR_COSTS", budget.PLANAR_COSTS._replace(alpha=per_city))
     monkeypatch.setattr(solver, "_candidates", spy)
@@ -150,6 +150,28 @@ def test_a_start_that_would_not_fit_gives_way_to_the_space_filling_curve(searche
     solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert sorted(solution.tour.tolist()) == list(range(300))
     assert (solution.length < 0.9 * curve) if searched else (solution.length == curve)
+
+
+def test_large_instances_are_searched_with_their_cities_along_the_curve(model_dir, monkeypatch) -> None:
+    """From `SPATIAL_ORDER_CITIES` the search numbers the cities along the space-filling curve; the
+    tours it is given and returns are the instance's own: a network's start comes back unchanged
+    without a search, the network's candidates and the greedy start serve as well as unrenumbered."""
+    import amsolve.solver as solver
+
+    instance = uniform(300, 1, seed=6)[0]
+    decoded = SolveOptions(decode=DecodeOptions("greedy", augment=False), local_search="none", model=str(model_dir))
+    searches = [
+        parse_pipeline(p, SolveOptions(model=str(model_dir))) for p in ("greedy-edge+lk", "greedy-edge+lk@model5")
+    ]
+    plain = [solve_instances([instance], options)[0] for options in [decoded, *searches]]
+    monkeypatch.setattr(solver, "SPATIAL_ORDER_CITIES", 100)
+    assert solver.spatial_order(distance_view(instance)) is not None
+    renumbered = [solve_instances([instance], options)[0] for options in [decoded, *searches]]
+    assert renumbered[0].tour.tolist() == plain[0].tour.tolist()
+    for before, after in zip(plain[1:], renumbered[1:], strict=True):
+        assert sorted(after.tour.tolist()) == list(range(300))
+        assert after.length == pytest.approx(instance.tour_length(after.tour))
+        assert after.length <= 1.01 * before.length
 
 
 @pytest.mark.parametrize("slowed", ["construct", "_candidates"])
