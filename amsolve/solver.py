@@ -197,10 +197,15 @@ class Start(NamedTuple):
 
 SPATIAL_ORDER_CITIES = 10_000
 """From this many cities (in the plane or on the sphere) the search numbers them along the
-space-filling curve (`spatial_order`). Its arrays are read city by city as its moves go, and
-cities near each other in the plane are then near each other in memory too: a first descent from
-greedy edge took 3.2 instead of 6.9 s at 100,000 uniform random cities, 0.43 instead of 0.56 s at
-20,000, and the same at 5,000, where the arrays fit in the processor's caches either way."""
+space-filling curve (`spatial_order`; not under a time limit too short for the greedy start, where
+the curve is the start). Its arrays are read city by city as its moves go, and cities near each
+other in the plane are then near each other in memory too: a first descent from greedy edge took
+3.2 instead of 6.9 s at 100,000 uniform random cities, 0.43 instead of 0.56 s at 20,000, and the
+same at 5,000, where the arrays fit in the processor's caches either way. Side by side with the
+search before it, cores swapped (`benchmarks/results/spatial_order_94f2eeb.md`): at 100,000
+cities 0.465 against 0.505 % above 0.7124·√(n·A) in the default 100 s, 0.88 against 0.91 and
+2.74 % in 10 s (where the first descent had not always ended); brd14051 and d15112 in 10 s
+0.089 against 0.101 % (8 seed-runs a side)."""
 
 
 def spatial_order(view: DistanceView) -> np.ndarray | None:
@@ -356,13 +361,13 @@ def _solve_batch(
         budget = _search_budget(instance.n, options, decoded_seconds)
         view = distance_view(instance)
         alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
-        order = spatial_order(view)
+        seconds = budget if options.time_limit is not None else math.inf
+        order = spatial_order(view) if greedy_fits(view, seconds) else None  # else not worth its time
         view = renumbered(view, order)
         if decoded is not None:
             tours = decoded[index] if order is None else np.argsort(order)[decoded[index]]
             start = Start(tours, view, None, None, order)
         else:
-            seconds = budget if options.time_limit is not None else math.inf
             start = _constructed(view, options, seconds, alpha)._replace(order=order)
         tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
         tour = instance.validate_tour(tour if order is None else order[tour])
