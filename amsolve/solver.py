@@ -361,14 +361,14 @@ def _solve_batch(
         budget = _search_budget(instance.n, options, decoded_seconds)
         view = distance_view(instance)
         alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
-        seconds = budget if options.time_limit is not None else math.inf
-        order = spatial_order(view) if greedy_fits(view, seconds) else None  # else not worth its time
+        limit = budget if options.time_limit is not None else math.inf
+        order = spatial_order(view) if greedy_fits(view, limit) else None  # else not worth its time
         view = renumbered(view, order)
         if decoded is not None:
             tours = decoded[index] if order is None else np.argsort(order)[decoded[index]]
             start = Start(tours, view, None, None, order)
         else:
-            start = _constructed(view, options, seconds, alpha)._replace(order=order)
+            start = _constructed(view, options, limit, alpha)._replace(order=order)
         tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
         tour = instance.validate_tour(tour if order is None else order[tour])
         seconds = decoded_seconds + time.perf_counter() - began
