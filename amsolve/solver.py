@@ -306,6 +306,7 @@ def _search(
         seed=options.decode.seed,
         on_progress=report,
         penalties=penalties,
+        descended=True,
     )
     return best
 

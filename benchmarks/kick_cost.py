@@ -55,7 +55,7 @@ def local_optimum(view: DistanceView) -> tuple[Space, int, Tour, local_search.St
     code = local_search._method_code("lk", view.n)
     tour = new_tour(construct(view, "greedy-edge"), local_search._KICK_JOURNAL)
     work = local_search.new_step_work()
-    local_search._local_search(space, tour, work, local_search._first_descent_code(code, view.n), np.inf)
+    local_search._first_descent(space, tour, work, code, np.inf)
     return space, code, tour, work
 
 
