@@ -461,19 +461,22 @@ def test_tours_that_are_not_permutations_raise_tour_error(tours: np.ndarray) -> 
         search(np.random.default_rng(13).random((4, 2)), "EUCLIDEAN", tours)
 
 
-def test_a_large_tours_first_descent_runs_3opt_then_5opt_steps_and_2opt_first_when_time_is_short() -> None:
+def test_a_large_tours_first_descent_runs_in_stages_when_its_time_is_short() -> None:
     from amsolve.search.local_search import (
         _FIVE_OPT,
         _LK_JOIN3,
         _TWO_OPT_ONLY,
+        FIVE_OPT_DESCENT_SECONDS_PER_CITY,
         FIVE_OPT_MIN_CITIES,
         THREE_OPT_DESCENT_SECONDS_PER_CITY,
         _first_descent_codes,
     )
 
     n = FIVE_OPT_MIN_CITIES
-    plenty, short = 10 * THREE_OPT_DESCENT_SECONDS_PER_CITY * n, 0.1 * THREE_OPT_DESCENT_SECONDS_PER_CITY * n
-    assert _first_descent_codes(_LK_JOIN3, n, plenty) == (_LK_JOIN3, _LK_JOIN3 | _FIVE_OPT)
+    plenty, some = 2 * FIVE_OPT_DESCENT_SECONDS_PER_CITY * n, 1.1 * THREE_OPT_DESCENT_SECONDS_PER_CITY * n
+    short = 0.1 * THREE_OPT_DESCENT_SECONDS_PER_CITY * n
+    assert _first_descent_codes(_LK_JOIN3, n, plenty) == (_LK_JOIN3 | _FIVE_OPT,)
+    assert _first_descent_codes(_LK_JOIN3, n, some) == (_LK_JOIN3, _LK_JOIN3 | _FIVE_OPT)
     assert _first_descent_codes(_LK_JOIN3, n, short) == (_TWO_OPT_ONLY, _LK_JOIN3, _LK_JOIN3 | _FIVE_OPT)
     assert _first_descent_codes(_LK_JOIN3, n - 1, short) == (_LK_JOIN3,)
     assert _first_descent_codes(_TWO_OPT_ONLY, n, short) == (_TWO_OPT_ONLY,)

@@ -72,8 +72,8 @@ _FIVE_OPT = 8
 """Added to an LK code: its steps take 5-opt basis moves instead of 3-opt ones, as in a tour's first
 descent (`_first_descent_codes`; the kicks' searches keep the 3-opt ones). Its descents are
 better (from greedy edge at 1,000 cities 0.36–0.39 % against 0.60 % above the references) at
-about twice the time (from `FIVE_OPT_MIN_CITIES` the first descent runs the 3-opt steps first,
-then these: `_first_descent_codes`); kicks with it cost four times as much and
+about twice the time (where that time is short, the first descent runs the 3-opt steps before
+them: `_first_descent_codes`); kicks with it cost four times as much and
 did not pay. Side by side, one after the other on core 0 (`benchmarks/equal_time.py`), the default
 pipeline with it against without: 0.092 against 0.118 % on the six large TSPLIB instances in 10 s
 (2 seeds; 0.098 against 0.133 % in a run with one) and 0.062 against 0.076 % in 60 s (one seed),
@@ -239,23 +239,31 @@ def _method_code(method: str, n: int) -> int:
     return _LK_JOIN3 if code == _LK and n >= JOIN3_MIN_CITIES else code
 
 
-THREE_OPT_DESCENT_SECONDS_PER_CITY = 35e-6
-"""About what a first descent with 3-opt steps from greedy edge takes per city at 20,000 to
-100,000 cities on an Intel Xeon core (0.68 s and 3.4 s). With less time left than that, a tour's
-first descent begins with 2-opt moves (`_first_descent_codes`), which take a tenth of it."""
+THREE_OPT_DESCENT_SECONDS_PER_CITY, FIVE_OPT_DESCENT_SECONDS_PER_CITY = 35e-6, 65e-6
+"""About what a first descent from greedy edge takes per city with 3-opt and with 5-opt steps, at
+20,000 to 100,000 cities numbered along the space-filling curve, on an Intel Xeon core (3-opt:
+0.68 and 3.4 s; 5-opt: 1.4 and 6.5–8.1 s). With less time left than a 5-opt descent takes, it runs
+in stages (`_first_descent_codes`)."""
 
 
 def _first_descent_codes(code: int, n: int, seconds: float) -> tuple[int, ...]:
     """The kernels' codes, stage after stage, of a tour's first descent of n cities with the method
-    `code` in `seconds`. From `FIVE_OPT_MIN_CITIES` up, LK with 3-opt steps, then with 5-opt ones
-    (`_FIVE_OPT`), each stage to its local optimum: at 100,000 cities from greedy edge 5.9 s in all
-    against 8.1 s for the 5-opt steps alone (20,000: 1.1 against 1.4 s), to within 0.01–0.05 % of
-    the same length. Where a 3-opt descent would not end in the time (`THREE_OPT_DESCENT_SECONDS_PER_CITY`),
-    2-opt moves come first: at 100,000 cities they take 0.28 s and leave the tour 7 % shorter than
-    greedy edge's, where the LK steps cut short there leave most of it as it was. Below
-    `FIVE_OPT_MIN_CITIES`, and for the other methods, one stage with the method's own moves."""
+    `code` in `seconds`, each stage to its local optimum or the deadline.
+
+    From `FIVE_OPT_MIN_CITIES` up, LK with 5-opt steps (`_FIVE_OPT`). Where they would not end in
+    the time, LK with 3-opt steps first, then the 5-opt ones (at 100,000 cities from greedy edge
+    5.9 s in all against 8.1 s, to within 0.01–0.05 % of the same length); and where not even a
+    3-opt descent would end, 2-opt moves before them (0.28 s at 100,000 cities, the tour 7 %
+    shorter than greedy edge's, where LK steps cut short leave most of it as it was). Side by side
+    at 100,000 cities (`benchmarks/results/first_descent_9b696dc.md`): 6.0 against 12.6 % above
+    0.7124·√(n·A) in 1 s, 2.9 against 7.2 % in 3 s; with time for the 5-opt steps alone the stages
+    measured a little worse (0.93 against 0.91 % in 10 s, 0.47 against 0.455 % in 100 s), hence
+    the 5-opt steps alone there. Below `FIVE_OPT_MIN_CITIES`, and for the other methods, one stage
+    with the method's own moves."""
     if code < _LK or n < FIVE_OPT_MIN_CITIES:
         return (code,)
+    if seconds >= FIVE_OPT_DESCENT_SECONDS_PER_CITY * n:
+        return (code | _FIVE_OPT,)
     first = (_TWO_OPT_ONLY,) if seconds < THREE_OPT_DESCENT_SECONDS_PER_CITY * n else ()
     return (*first, code, code | _FIVE_OPT)
 
