@@ -64,6 +64,17 @@ def greedy_fits(view: DistanceView, seconds: float) -> bool:
     return costs is None or (costs.neighbours + costs.greedy) * view.n <= seconds
 
 
+def greedy_fits_after_neighbours(view: DistanceView, neighbours_seconds: float, wide: bool, seconds: float) -> bool:
+    """Whether the greedy tour takes at most `seconds`, judged by what each city's nearest (16 of
+    them when `wide`, else 10) have just taken: the machine's speed of the moment, which the
+    per-city figures cannot know (the same solves ran a quarter slower at some hours)."""
+    costs = step_costs(view)
+    if costs is None:
+        return True
+    per_neighbours = costs.wide_neighbours if wide else costs.neighbours
+    return neighbours_seconds * costs.greedy / per_neighbours <= seconds
+
+
 def neighbours_fit(view: DistanceView, seconds: float) -> bool:
     """Whether each city's nearest, which every search needs, take at most `seconds`."""
     costs = step_costs(view)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from amsolve.budget import alpha_fits, greedy_fits, neighbours_fit
+from amsolve.budget import alpha_fits, greedy_fits, greedy_fits_after_neighbours, neighbours_fit
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
@@ -329,16 +329,21 @@ def _decoded(
     return decode(model, coords, options.decode, deadline).tours.cpu().numpy()
 
 
-def _constructed(view: DistanceView, options: SolveOptions, seconds: float, wide: bool) -> Start:
-    """The start the construction of `options` builds, in `seconds` at most where it can: a start
-    that needs each city's nearest (greedy edge, nearest neighbour) gives way to the space-filling
-    curve when they would not fit (`amsolve.budget`). `wide`: whether α candidates follow."""
+def _constructed(view: DistanceView, options: SolveOptions, deadline: float, wide: bool) -> Start:
+    """The start the construction of `options` builds, by `deadline` (a `perf_counter` value) where
+    it can: a start that needs each city's nearest (greedy edge, nearest neighbour) gives way to
+    the space-filling curve when they and the tour would not fit (`amsolve.budget`), judged again
+    by what the nearest took once found. `wide`: whether α candidates follow."""
     strategy, seed = options.decode.strategy, options.decode.seed
-    if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, seconds):
+    if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, deadline - time.perf_counter()):
         strategy = "space-filling"
     if strategy not in ("greedy-edge", "nearest"):
         return Start(construct(view, strategy, seed)[None], view, None, None)
+    started = time.perf_counter()
     neighbours = shared_neighbours(view, wide)
+    found = time.perf_counter()
+    if not greedy_fits_after_neighbours(view, found - started, wide, deadline - found):
+        return Start(construct(view, "space-filling")[None], view, neighbours, None)
     tour = construct(view, strategy, seed, neighbours)
     greedy_length = tour_length(view.points, view.code, tour) if strategy == "greedy-edge" else None
     return Start(tour[None], view, neighbours, greedy_length)
@@ -364,12 +369,13 @@ def _solve_batch(
         alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
         limit = budget if options.time_limit is not None else math.inf
         order = spatial_order(view) if greedy_fits(view, limit) else None  # else not worth its time
+        deadline = began + limit
         view = renumbered(view, order)
         if decoded is not None:
             tours = decoded[index] if order is None else np.argsort(order)[decoded[index]]
             start = Start(tours, view, None, None, order)
         else:
-            start = _constructed(view, options, limit, alpha)._replace(order=order)
+            start = _constructed(view, options, deadline, alpha)._replace(order=order)
         tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
         tour = instance.validate_tour(tour if order is None else order[tour])
         seconds = decoded_seconds + time.perf_counter() - began

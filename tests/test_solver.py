@@ -174,6 +174,26 @@ def test_large_instances_are_searched_with_their_cities_along_the_curve(model_di
         assert after.length <= 1.01 * before.length
 
 
+def test_the_greedy_start_is_judged_again_by_what_the_nearest_took(monkeypatch) -> None:
+    """The per-city figures say the greedy start fits, but each city's nearest took a thousand
+    times longer than they say (a slow machine): the space-filling curve stands in, searched."""
+    import amsolve.budget as budget
+
+    slow_machine = budget.PLANAR_COSTS._replace(neighbours=1e-12, wide_neighbours=1e-12, greedy=1e-9)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", slow_machine)
+    instance = uniform(300, 1, seed=4)[0]
+    curve = instance.tour_length(construct(distance_view(instance), "space-filling"))
+    greedy = instance.tour_length(construct(distance_view(instance), "greedy-edge"))
+    built = []
+    real = amsolve.solver.construct
+    monkeypatch.setattr(
+        amsolve.solver, "construct", lambda view, name, *args: built.append(name) or real(view, name, *args)
+    )
+    solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert built[-1] == "space-filling" and "greedy-edge" not in built[2:]  # after the warm-up's
+    assert sorted(solution.tour.tolist()) == list(range(300)) and solution.length < min(curve, greedy)
+
+
 @pytest.mark.parametrize("slowed", ["construct", "_candidates"])
 def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, monkeypatch) -> None:
     """The start's construction or the candidate lists take the whole time limit (as a slow
