@@ -186,9 +186,12 @@ def test_the_greedy_start_is_judged_again_by_what_the_nearest_took(monkeypatch) 
     greedy = instance.tour_length(construct(distance_view(instance), "greedy-edge"))
     built = []
     real = amsolve.solver.construct
-    monkeypatch.setattr(
-        amsolve.solver, "construct", lambda view, name, *args: built.append(name) or real(view, name, *args)
-    )
+
+    def recorded(view, name, *args):
+        built.append(name)
+        return real(view, name, *args)
+
+    monkeypatch.setattr(amsolve.solver, "construct", recorded)
     solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert built[-1] == "space-filling" and "greedy-edge" not in built[2:]  # after the warm-up's
     assert sorted(solution.tour.tolist()) == list(range(300)) and solution.length < min(curve, greedy)
