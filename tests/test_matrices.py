@@ -408,6 +408,24 @@ def test_kernels_measure_as_the_problem_layer_does(instance: Instance) -> None:
     np.testing.assert_array_equal(nearest_neighbours(view, 8), np.argsort(ranking, axis=1, kind="stable")[:, :8])
 
 
+@pytest.mark.parametrize("metric", ["MAN_2D", "MAX_2D", "EUC_3D"])
+@pytest.mark.parametrize("layout", ["spread", "clusters with ties", "flat"])
+def test_the_grids_find_the_nearest_by_the_metrics_own_distance(metric: str, layout: str) -> None:
+    """The grid searches rank as comparing every pair does: by the rounded distance, ties to the lower index."""
+    n, dimensions = 1500, 3 if metric == "EUC_3D" else 2
+    rng = np.random.default_rng(11)
+    if layout == "clusters with ties":  # tight clusters on an integer lattice: coincident cities, tied distances
+        centres = rng.uniform(0, 5000, (6, dimensions)).round()
+        coords = centres[rng.integers(0, 6, n)] + rng.integers(-4, 5, (n, dimensions))
+    else:
+        coords = rng.uniform(0, 5000, (n, dimensions)).round(1)
+        if layout == "flat":  # no extent along the last axis
+            coords[:, -1] = 7.0
+    view = distance_view(Instance("c", coords, metric, np.arange(n)))
+    ranking = distance_matrix(coords, metric) + np.diag(np.full(n, np.inf))
+    np.testing.assert_array_equal(nearest_neighbours(view, 10), np.argsort(ranking, axis=1, kind="stable")[:, :10])
+
+
 @pytest.mark.parametrize("instance", new_metric_instances(), ids=lambda instance: instance.name)
 def test_local_search_on_the_true_distances(instance: Instance) -> None:
     rng = np.random.default_rng(10)

@@ -402,11 +402,14 @@ def test_penalties_given_are_used_as_they_are() -> None:
         alpha_candidates(view, 5, seconds=0.0, penalties=np.zeros(3))
 
 
-def test_quadrant_candidates_hold_the_nearest_city_of_each_quadrant() -> None:
+@pytest.mark.parametrize("metric", ["EUCLIDEAN", "MAN_2D", "MAX_2D"])
+def test_quadrant_candidates_hold_the_nearest_city_of_each_quadrant(metric: str) -> None:
     rng = np.random.default_rng(5)
-    clusters = np.concatenate([rng.normal(centre, 0.01, (50, 2)) for centre in ((0, 0), (1, 0), (0, 1), (1, 1))])
-    view = coordinate_view(clusters, "EUCLIDEAN")
+    centres = ((0, 0), (1, 0), (0, 1), (1, 1))
+    clusters = np.concatenate([rng.normal(centre, 0.01, (50, 2)) for centre in centres]) * 10_000
+    view = coordinate_view(clusters, metric)
     candidates = quadrant_neighbours(view, 8)
+    lengths = distance_matrix(clusters, metric)
     for i in range(0, len(clusters), 7):
         offsets = clusters - clusters[i]
         for quadrant in range(4):
@@ -414,8 +417,7 @@ def test_quadrant_candidates_hold_the_nearest_city_of_each_quadrant() -> None:
             inside = ((offsets[:, 0] > 0) == right) & ((offsets[:, 1] > 0) == up)
             inside[i] = False
             if inside.any():
-                distances = np.where(inside, np.hypot(*offsets.T), np.inf)
-                assert int(np.argmin(distances)) in candidates[i]
+                assert int(np.argmin(np.where(inside, lengths[i], np.inf))) in candidates[i]
 
 
 def test_quadrants_on_the_sphere_are_the_nearest_by_angle_east_or_west_and_north_or_south() -> None:

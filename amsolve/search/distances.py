@@ -34,7 +34,11 @@ _METRIC_CODES: dict[str, int] = {
 }
 
 PLANAR_CODES = (EUCLIDEAN, EUC_2D, CEIL_2D, ATT)
-"""Metrics that rank cities as plain Euclidean distance in the plane does (a grid finds neighbours)."""
+"""Metrics that rank cities as plain Euclidean distance in the plane does."""
+
+GRID_CODES = PLANAR_CODES + (MAN_2D, MAX_2D)
+"""Metrics of points in the plane, whose nearest cities (in all or in each quadrant) a grid over
+the plane finds (`nearest_in_grid`)."""
 
 
 class DistanceView(NamedTuple):

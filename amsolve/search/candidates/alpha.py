@@ -29,15 +29,15 @@ from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours, quadrants_on_sphere
 from amsolve.search.clock import now
 from amsolve.search.construct import construct, union_find_root
-from amsolve.search.distances import GEO, PLANAR_CODES, DistanceView, dist, tour_length
+from amsolve.search.distances import GEO, GRID_CODES, PLANAR_CODES, DistanceView, dist, tour_length
 from amsolve.search.kernel import kernel
 
 DENSE_CITIES = 120
 """Up to this many cities (planar metrics and GEO) the trees are computed on the complete graph."""
 
 DENSE_CITIES_OTHER = 1000
-"""Up to this many cities the other metrics (MAN_2D, MAX_2D, EUC_3D, EXPLICIT), which have no quadrants to make
-a good sparse graph, use it too."""
+"""Up to this many cities the other metrics (MAN_2D, MAX_2D, EUC_3D, EXPLICIT) use it too: set when none of
+them had quadrant neighbours to make a good sparse graph (MAN_2D and MAX_2D have them now)."""
 
 ASCENT_PATIENCE = 20
 """Trees without a better bound after which the ascent halves its step."""
@@ -154,8 +154,8 @@ def _build_graphs(view: DistanceView, neighbours: np.ndarray | None = None) -> t
         complete = _Graph(indptr, others, _edge_lengths(view.points, view.code, indptr, others), True)
         return complete, complete
     nearest = nearest_neighbours(view, RANK_NEAREST, neighbours)
-    if view.code in PLANAR_CODES:
-        wide = np.concatenate([nearest, nearest_in_grid(view.points, 2, True)], axis=1)
+    if view.code in GRID_CODES:
+        wide = np.concatenate([nearest, nearest_in_grid(view.points, 2, True, view.code)], axis=1)
     elif view.code == GEO:
         wide = np.concatenate([nearest, quadrants_on_sphere(view.points, 2)], axis=1)
     else:

@@ -12,25 +12,25 @@ from numba import njit
 
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours, quadrants_on_sphere
-from amsolve.search.distances import GEO, PLANAR_CODES, DistanceView, dist
+from amsolve.search.distances import GEO, GRID_CODES, DistanceView, dist
 
 
 def quadrant_neighbours(view: DistanceView, k: int, neighbours: np.ndarray | None = None) -> np.ndarray:
     """k candidates per city: the ceil(k/4) nearest in each quadrant, then the nearest others,
     nearest first; an (n, min(k, n-1)) int64 array. GEO cities' quadrants lie in the plane tangent
-    to the sphere at the city (`quadrants_on_sphere`); metrics that are neither planar nor GEO get
+    to the sphere at the city (`quadrants_on_sphere`); EUC_3D and matrices, which have none, get
     `nearest_neighbours`. `neighbours`: each city's nearest, when already found (its `wider`)."""
     if k < 1:
         raise InputError(f"the number of candidates must be at least 1, got {k}")
     k = min(k, view.n - 1)
-    if (view.code not in PLANAR_CODES and view.code != GEO) or k <= 0:
+    if (view.code not in GRID_CODES and view.code != GEO) or k <= 0:
         return nearest_neighbours(view, k, neighbours) if k > 0 else np.empty((view.n, 0), dtype=np.int64)
     per = -(-k // 4)
     nearest = nearest_neighbours(view, k, neighbours)
     if view.code == GEO:
         by_quadrant = quadrants_on_sphere(view.points, per)
     else:
-        by_quadrant = nearest_in_grid(view.points, per, True)
+        by_quadrant = nearest_in_grid(view.points, per, True, view.code)
     return _merge(view.points, view.code, by_quadrant, nearest, k)
 
 
