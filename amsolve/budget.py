@@ -6,8 +6,7 @@ Under `--time-limit` every step counts: each city's nearest cities, the greedy e
 limits they alone can take longer than the limit. The solver asks here, before each step, whether
 it fits, and takes a cheaper one where it does not (`amsolve.solver`). The figures are per city,
 measured on an Intel Xeon core at 5,000–100,000 cities (`benchmarks/time_limits.py` shows what
-they keep); the metrics without them (MAN_2D, MAX_2D, EUC_3D, matrices) find neighbours by
-comparing every pair and are never cut short.
+they keep); matrices, whose every entry is read to find each city's nearest, are never cut short.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from amsolve.search.candidates.alpha import dense_graph_limit
-from amsolve.search.distances import GEO, PLANAR_CODES, DistanceView
+from amsolve.search.distances import EUC_3D, GEO, MAN_2D, MAX_2D, PLANAR_CODES, DistanceView
 
 
 class StepCosts(NamedTuple):
@@ -36,16 +35,38 @@ GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alph
 4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities."""
 
 
+MAN_MAX_COSTS = StepCosts(neighbours=2.2e-6, wide_neighbours=3.4e-6, greedy=1.9e-6, alpha=7.8e-6)
+"""MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the planar
+costs times what MAN_2D (the dearer) measured against EUC_2D in the same runs at 20,000 and
+100,000 cities (10 nearest 1.7–1.8 times, 16 nearest 2.0–2.3, greedy edge 1.2–1.3, α candidates
+1.2–1.3). Ratios, because the machine's speed of the hour moves every figure alike."""
+
+EUC_3D_COSTS = StepCosts(neighbours=4.0e-6, wide_neighbours=5.6e-6, greedy=1.8e-6, alpha=4.2e-6)
+"""EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 3.3 times, 16
+nearest 3.5–3.7, greedy edge 1.1–1.2, α candidates 0.5–0.7: its sparse graph has no quadrant
+neighbours)."""
+
+DENSE_ALPHA_PER_PAIR = 40e-9
+"""Seconds per pair of cities of α candidates on the complete graph (up to `dense_graph_limit`),
+beyond their ascent: 32–38 ns measured at 120–1,000 cities for MAN_2D, EUC_3D and matrices
+(38 ms at 1,000 cities), 18 ns for EUC_2D up to 120."""
+
+
 def step_costs(view: DistanceView) -> StepCosts | None:
-    """The per-city costs of the instance's metric; None where neighbours are found by comparing every pair."""
+    """The per-city costs of the instance's metric; None for matrices (their nearest: every entry read)."""
     if view.code in PLANAR_CODES:
         return PLANAR_COSTS
+    if view.code in (MAN_2D, MAX_2D):
+        return MAN_MAX_COSTS
+    if view.code == EUC_3D:
+        return EUC_3D_COSTS
     return GEO_COSTS if view.code == GEO else None
 
 
 def alpha_fits(view: DistanceView, seconds: float) -> bool:
-    """Whether α candidates, beyond their ascent, take at most `seconds`; always on the complete
-    graph, which small instances use.
+    """Whether α candidates, beyond their ascent, take at most `seconds`: on the complete graph,
+    which small instances use, `DENSE_ALPHA_PER_PAIR`; on the sparse graph their metric's
+    `StepCosts.alpha` (always for matrices, whose nearest take longer).
 
     Measured with the default pipeline against the same with each city's 10 nearest (one core;
     lengths in millions): where this takes the nearest (with the candidate lists' share of the
@@ -54,8 +75,10 @@ def alpha_fits(view: DistanceView, seconds: float) -> bool:
     1.2 and 3.7 % shorter); where it takes α, α did (2,000 and 5,000 cities in 50 and 40 µs a
     city, 0.4 and 0.3 %; 20,000 in 2 s, 0.4 %), but for 20,000 uniform cities in 1 s (102.8
     against 102.5)."""
+    if view.n <= dense_graph_limit(view.code):
+        return DENSE_ALPHA_PER_PAIR * view.n * view.n <= seconds
     costs = step_costs(view)
-    return view.n <= dense_graph_limit(view.code) or costs is None or costs.alpha * view.n <= seconds
+    return costs is None or costs.alpha * view.n <= seconds
 
 
 def greedy_fits(view: DistanceView, seconds: float) -> bool:
@@ -75,7 +98,15 @@ def greedy_fits_after_neighbours(view: DistanceView, neighbours_seconds: float, 
     return neighbours_seconds * costs.greedy / per_neighbours <= seconds
 
 
+NEIGHBOURS_SHARE = 0.8
+"""Most of the time left that each city's nearest may take before a search: what follows them
+before the search's first look at the clock (its arrays, the tour's first moves) needs the rest,
+and the machine's speed varies by up to a quarter from one hour to the next. With all of it, two
+of three 100,000-city MAN_2D solves under `--time-limit 0.3` took 0.33–0.34 s, and one of three
+EUC_3D ones under 1 s 1.17 s."""
+
+
 def neighbours_fit(view: DistanceView, seconds: float) -> bool:
-    """Whether each city's nearest, which every search needs, take at most `seconds`."""
+    """Whether each city's nearest, which every search needs, fit in the `seconds` left (`NEIGHBOURS_SHARE`)."""
     costs = step_costs(view)
-    return costs is None or costs.neighbours * view.n <= seconds
+    return costs is None or costs.neighbours * view.n <= NEIGHBOURS_SHARE * seconds

@@ -1,5 +1,6 @@
 """Whether `--time-limit` is kept: the default pipeline's seconds per instance against the budget,
-over sizes, budgets and metrics (uniform random cities in the plane, EUC_2D, and on the Earth, GEO).
+over sizes, budgets and metrics (uniform random cities in the plane, EUC_2D, MAN_2D or MAX_2D, in a
+cube, EUC_3D, and on the Earth, GEO).
 
     python benchmarks/time_limits.py --sizes 200,1000,5000,20000 --budgets 0.01,0.03,0.1,0.3,1
 
@@ -26,11 +27,12 @@ SIDE = 1_000_000.0
 
 
 def uniform_instance(n: int, metric: str, seed: int) -> Instance:
-    """n cities drawn uniformly: in a square of side `SIDE` (EUC_2D), or over the inhabited band of
-    latitudes (60° S to 70° N) and every longitude, written as TSPLIB's DDD.MM (GEO)."""
+    """n cities drawn uniformly: in a square of side `SIDE` (EUC_2D, MAN_2D, MAX_2D), in a cube of
+    that side (EUC_3D), or over the inhabited band of latitudes (60° S to 70° N) and every
+    longitude, written as TSPLIB's DDD.MM (GEO)."""
     rng = np.random.default_rng(seed)
-    if metric == "EUC_2D":
-        coords = rng.uniform(0.0, SIDE, (n, 2))
+    if metric != "GEO":
+        coords = rng.uniform(0.0, SIDE, (n, 3 if metric == "EUC_3D" else 2))
     else:
         degrees = np.stack([rng.uniform(-60.0, 70.0, n), rng.uniform(-180.0, 180.0, n)], axis=1)
         whole = np.trunc(degrees)

@@ -31,7 +31,14 @@ from amsolve.search.candidates.alpha import (
 )
 from amsolve.search.candidates.nearest import nearest_neighbours, quadrants_on_sphere
 from amsolve.search.candidates.quadrant import quadrant_neighbours
-from amsolve.search.construct import CONSTRUCTIONS, _add_greedily, complete_nearest, construct
+from amsolve.search.construct import (
+    CONSTRUCTIONS,
+    _add_greedily,
+    _hilbert_index,
+    _hilbert_index_3d,
+    complete_nearest,
+    construct,
+)
 from amsolve.search.distances import EXPLICIT, DistanceView, coordinate_view, dist, tour_length
 from amsolve.search.kicks import long_edge_double_bridge, seed_kicks, segment_double_bridge
 from amsolve.search.merge import merge_tours, new_merge_work
@@ -480,6 +487,31 @@ def test_greedy_and_space_filling_tours_are_far_shorter_than_random_ones() -> No
     lengths = {name: tour_length(view.points, view.code, construct(view, name)) for name in CONSTRUCTIONS}
     assert lengths["greedy-edge"] < lengths["nearest"] < lengths["random"] / 10
     assert lengths["space-filling"] < lengths["random"] / 10
+
+
+@pytest.mark.parametrize("dimensions", [2, 3])
+@pytest.mark.parametrize("corner", [0, 40_000])
+def test_the_hilbert_curves_fill_each_aligned_block_of_cells_in_one_stretch_of_neighbouring_steps(
+    dimensions: int, corner: int
+) -> None:
+    """The cells of an aligned block of side 8 hold consecutive indices, each a step to a
+    neighbouring cell from the last: the property that makes the curve a short tour."""
+    block = np.stack(np.meshgrid(*[np.arange(8)] * dimensions, indexing="ij"), -1).reshape(-1, dimensions)
+    cells = (corner + block).astype(np.int64)
+    index = _hilbert_index(cells[:, 0], cells[:, 1]) if dimensions == 2 else _hilbert_index_3d(cells)
+    assert sorted(index - index.min()) == list(range(8**dimensions))
+    steps = np.abs(np.diff(cells[np.argsort(index)], axis=0)).sum(axis=1)
+    assert (steps == 1).all()
+
+
+def test_the_space_filling_tour_of_cities_in_a_cube_follows_the_3d_curve() -> None:
+    view = coordinate_view(np.random.default_rng(6).uniform(0, 1000, (3000, 3)), "EUC_3D")
+    lengths = {name: tour_length(view.points, view.code, construct(view, name)) for name in ("random", "greedy-edge")}
+    curve = tour_length(view.points, view.code, construct(view, "space-filling"))
+    flat = tour_length(
+        view.points, view.code, np.argsort(_hilbert_index(*(view.points[:, :2] * 65).astype(np.int64).T))
+    )
+    assert curve < 1.6 * lengths["greedy-edge"] and curve < flat / 2 and curve < lengths["random"] / 5
 
 
 @pytest.mark.parametrize("metric", ["EUC_2D", "GEO", "EXPLICIT"])

@@ -137,15 +137,21 @@ def test_alpha_candidates_give_way_to_the_nearest_when_the_time_is_too_short_for
 
 
 @pytest.mark.parametrize("searched", [True, False])
-def test_a_start_that_would_not_fit_gives_way_to_the_space_filling_curve(searched: bool, monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("metric", "costs"), [("EUC_2D", "PLANAR_COSTS"), ("MAN_2D", "MAN_MAX_COSTS"), ("EUC_3D", "EUC_3D_COSTS")]
+)
+def test_a_start_that_would_not_fit_gives_way_to_the_space_filling_curve(
+    searched: bool, metric: str, costs: str, monkeypatch
+) -> None:
     """Where each city's nearest and the greedy tour would take longer than the time limit (as at
-    100,000 cities in 0.1 s), the start is the space-filling curve; where even the nearest would,
-    it is returned unsearched."""
+    100,000 cities in 0.1 s), the start is the space-filling curve (EUC_3D's through x and y);
+    where even the nearest would, it is returned unsearched."""
     import amsolve.budget as budget
 
-    slow = budget.PLANAR_COSTS._replace(greedy=1.0, neighbours=0.0 if searched else 1.0)
-    monkeypatch.setattr(budget, "PLANAR_COSTS", slow)
-    instance = uniform(300, 1, seed=4)[0]
+    slow = getattr(budget, costs)._replace(greedy=1.0, neighbours=0.0 if searched else 1.0)
+    monkeypatch.setattr(budget, costs, slow)
+    coords = np.random.default_rng(4).uniform(0, 10_000, (300, 3 if metric == "EUC_3D" else 2))
+    instance = Instance("u", coords, metric, np.arange(1, 301))
     curve = instance.tour_length(construct(distance_view(instance), "space-filling"))
     solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert sorted(solution.tour.tolist()) == list(range(300))

@@ -13,7 +13,7 @@ from numba import njit
 
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_neighbours
-from amsolve.search.distances import EXPLICIT, GEO, PLANAR_CODES, DistanceView, dist
+from amsolve.search.distances import EXPLICIT, DistanceView, dist
 
 CONSTRUCTIONS = ("random", "nearest", "greedy-edge", "space-filling")
 """Names of the constructions, usable wherever a decoder is named."""
@@ -42,7 +42,7 @@ def construct(view: DistanceView, name: str, seed: int = 0, neighbours: np.ndarr
     rng = np.random.default_rng(seed)
     if name == "random" or n <= 3:
         return rng.permutation(n).astype(np.int64)
-    if name == "space-filling" and view.code in PLANAR_CODES + (GEO,):
+    if name == "space-filling" and view.code != EXPLICIT:
         return space_filling_tour(view.points)
     if name == "greedy-edge":
         return _greedy_edge(view, nearest_neighbours(view, _GREEDY_NEIGHBOURS, neighbours))
@@ -215,12 +215,13 @@ def _join_paths(points: np.ndarray, code: int, links: np.ndarray, degree: np.nda
 
 
 def space_filling_tour(points: np.ndarray) -> np.ndarray:
-    """Cities in the order of a Hilbert curve through their bounding square (2^16 cells a side)."""
-    xy = points[:, :2]
-    low = xy.min(axis=0)
-    span = float((xy.max(axis=0) - low).max()) or 1.0
-    cells = np.minimum(((xy - low) / span * 65535.0).astype(np.int64), 65535)
-    return np.argsort(_hilbert_index(cells[:, 0], cells[:, 1]), kind="stable").astype(np.int64)
+    """Cities in the order of a Hilbert curve through their bounding square, or cube for EUC_3D
+    (2^16 cells a side); GEO cities by their latitude and longitude."""
+    low = points.min(axis=0)
+    span = float((points.max(axis=0) - low).max()) or 1.0
+    cells = np.minimum(((points - low) / span * 65535.0).astype(np.int64), 65535)
+    index = _hilbert_index(cells[:, 0], cells[:, 1]) if points.shape[1] == 2 else _hilbert_index_3d(cells)
+    return np.argsort(index, kind="stable").astype(np.int64)
 
 
 @njit(cache=True)
@@ -241,4 +242,39 @@ def _hilbert_index(x: np.ndarray, y: np.ndarray) -> np.ndarray:
                 xi, yi = yi, xi
             s >>= 1
         result[i] = d
+    return result
+
+
+@njit(cache=True)
+def _hilbert_index_3d(cells: np.ndarray) -> np.ndarray:
+    """Distance along the 3-D Hilbert curve of order 16 of each cell (n, 3), by Skilling's
+    transposition ("Programming the Hilbert curve", 2004): the cell's axes are turned into the
+    curve's index with its bits spread over the three axes, which are then interleaved."""
+    result = np.empty(cells.shape[0], dtype=np.int64)
+    axes = np.empty(3, dtype=np.int64)
+    for c in range(cells.shape[0]):
+        axes[:] = cells[c]
+        q = 1 << 15
+        while q > 1:  # undo the excess work, from the top bit down
+            p = q - 1
+            for i in range(3):
+                if axes[i] & q:
+                    axes[0] ^= p
+                else:
+                    t = (axes[0] ^ axes[i]) & p
+                    axes[0] ^= t
+                    axes[i] ^= t
+            q >>= 1
+        for i in range(1, 3):  # Gray encode
+            axes[i] ^= axes[i - 1]
+        t, q = 0, 1 << 15
+        while q > 1:
+            if axes[2] & q:
+                t ^= q - 1
+            q >>= 1
+        d = 0
+        for bit in range(15, -1, -1):
+            for i in range(3):
+                d = (d << 1) | (((axes[i] ^ t) >> bit) & 1)
+        result[c] = d
     return result
