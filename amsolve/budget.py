@@ -35,15 +35,16 @@ GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alph
 4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities."""
 
 
-MAN_MAX_COSTS = StepCosts(neighbours=2.2e-6, wide_neighbours=3.4e-6, greedy=1.9e-6, alpha=7.8e-6)
+MAN_MAX_COSTS = StepCosts(neighbours=2.4e-6, wide_neighbours=3.5e-6, greedy=1.9e-6, alpha=7.8e-6)
 """MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the planar
-costs times what MAN_2D (the dearer) measured against EUC_2D in the same runs at 20,000 and
-100,000 cities (10 nearest 1.7–1.8 times, 16 nearest 2.0–2.3, greedy edge 1.2–1.3, α candidates
-1.2–1.3). Ratios, because the machine's speed of the hour moves every figure alike."""
+costs times the most MAN_2D (the dearer) measured against EUC_2D in the same runs at 5,000 to
+100,000 cities (10 nearest 1.5–2.0 times, 16 nearest 2.0–2.3, greedy edge 1.2–1.3, α candidates
+1.2–1.3). Ratios, because the machine's speed of the hour moves every figure alike (EUC_2D's 10
+nearest measured 1.5–2.1 µs a city on the day these were, 0.9–1.1 on the day its own were)."""
 
-EUC_3D_COSTS = StepCosts(neighbours=4.0e-6, wide_neighbours=5.6e-6, greedy=1.8e-6, alpha=4.2e-6)
-"""EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 3.3 times, 16
-nearest 3.5–3.7, greedy edge 1.1–1.2, α candidates 0.5–0.7: its sparse graph has no quadrant
+EUC_3D_COSTS = StepCosts(neighbours=4.4e-6, wide_neighbours=5.6e-6, greedy=1.8e-6, alpha=4.2e-6)
+"""EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 3.0–3.7 times,
+16 nearest 3.5–3.7, greedy edge 1.1–1.2, α candidates 0.5–0.7: its sparse graph has no quadrant
 neighbours)."""
 
 DENSE_ALPHA_PER_PAIR = 40e-9
@@ -98,15 +99,7 @@ def greedy_fits_after_neighbours(view: DistanceView, neighbours_seconds: float, 
     return neighbours_seconds * costs.greedy / per_neighbours <= seconds
 
 
-NEIGHBOURS_SHARE = 0.8
-"""Most of the time left that each city's nearest may take before a search: what follows them
-before the search's first look at the clock (its arrays, the tour's first moves) needs the rest,
-and the machine's speed varies by up to a quarter from one hour to the next. With all of it, two
-of three 100,000-city MAN_2D solves under `--time-limit 0.3` took 0.33–0.34 s, and one of three
-EUC_3D ones under 1 s 1.17 s."""
-
-
 def neighbours_fit(view: DistanceView, seconds: float) -> bool:
-    """Whether each city's nearest, which every search needs, fit in the `seconds` left (`NEIGHBOURS_SHARE`)."""
+    """Whether each city's nearest, which every search needs, take at most `seconds`."""
     costs = step_costs(view)
-    return costs is None or costs.neighbours * view.n <= NEIGHBOURS_SHARE * seconds
+    return costs is None or costs.neighbours * view.n <= seconds
