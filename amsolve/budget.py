@@ -35,17 +35,19 @@ GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alph
 4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities."""
 
 
-MAN_MAX_COSTS = StepCosts(neighbours=2.4e-6, wide_neighbours=3.5e-6, greedy=1.9e-6, alpha=7.8e-6)
-"""MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the planar
-costs times the most MAN_2D (the dearer) measured against EUC_2D in the same runs at 5,000 to
-100,000 cities (10 nearest 1.5–2.0 times, 16 nearest 2.0–2.3, greedy edge 1.2–1.3, α candidates
-1.2–1.3). Ratios, because the machine's speed of the hour moves every figure alike (EUC_2D's 10
-nearest measured 1.5–2.1 µs a city on the day these were, 0.9–1.1 on the day its own were)."""
+MAN_MAX_COSTS = StepCosts(neighbours=3.3e-6, wide_neighbours=4.7e-6, greedy=2.4e-6, alpha=7.8e-6)
+"""MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the most
+MAN_2D (the dearer) measured at 5,000 to 100,000 cities on a slow day, when EUC_2D's 10 nearest
+took 1.5–2.1 µs a city against the 0.9–1.1 µs behind `PLANAR_COSTS` (10 nearest 3.0–3.3 µs, 16
+nearest 4.1–4.6, greedy edge 1.8–2.4); α candidates the planar figure times what MAN_2D measured
+against EUC_2D in the same runs (1.2–1.3 times). Costed at the planar day's speed instead (the
+planar figures times the ratios), 100,000 cities under `--time-limit 0.3` took 0.38–0.44 s: their
+nearest seemed to fit and took all of it."""
 
-EUC_3D_COSTS = StepCosts(neighbours=4.4e-6, wide_neighbours=5.6e-6, greedy=1.8e-6, alpha=4.2e-6)
-"""EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 3.0–3.7 times,
-16 nearest 3.5–3.7, greedy edge 1.1–1.2, α candidates 0.5–0.7: its sparse graph has no quadrant
-neighbours)."""
+EUC_3D_COSTS = StepCosts(neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-6, alpha=4.2e-6)
+"""EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 5.6–7.2 µs, 16
+nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
+quadrant neighbours)."""
 
 DENSE_ALPHA_PER_PAIR = 40e-9
 """Seconds per pair of cities of α candidates on the complete graph (up to `dense_graph_limit`),
