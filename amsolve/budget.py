@@ -24,30 +24,34 @@ class StepCosts(NamedTuple):
     wide_neighbours: float  # each city's 16 nearest, which α candidates rank
     greedy: float  # the greedy edge tour, given the nearest
     alpha: float  # α candidates beyond their ascent: graphs, a 1-tree, ranking, the penalty network
+    curve: float  # the space-filling curve: `neighbours` over the ratio of the two measured at 20,000-100,000 cities
 
 
-PLANAR_COSTS = StepCosts(neighbours=1.2e-6, wide_neighbours=1.5e-6, greedy=1.5e-6, alpha=6e-6)
+PLANAR_COSTS = StepCosts(neighbours=1.2e-6, wide_neighbours=1.5e-6, greedy=1.5e-6, alpha=6e-6, curve=0.18e-6)
 """Planar metrics: 10 nearest 0.9–1.1 µs, 16 nearest 1.1–1.4 µs, greedy edge 1.0–1.5 µs, α
-candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000."""
+candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve took 0.29–0.33
+µs on a day the 10 nearest took 2.0–2.1 µs (20,000 and 100,000 cities; at 5,000 the ratio is 4.5,
+not 6.2–7, and the curve's pace judges the nearest a third dearer than they are)."""
 
-GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6)
+GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.36e-6)
 """GEO, whose lengths cost three cosines and an arccosine: 10 nearest 3.0–4.6 µs, 16 nearest
-4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities."""
+4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 13–15.5 times
+cheaper than the 10 nearest from 20,000 cities."""
 
 
-MAN_MAX_COSTS = StepCosts(neighbours=3.3e-6, wide_neighbours=4.7e-6, greedy=2.4e-6, alpha=7.8e-6)
+MAN_MAX_COSTS = StepCosts(neighbours=3.3e-6, wide_neighbours=4.7e-6, greedy=2.4e-6, alpha=7.8e-6, curve=0.32e-6)
 """MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the most
 MAN_2D (the dearer) measured at 5,000 to 100,000 cities on a slow day, when EUC_2D's 10 nearest
 took 1.5–2.1 µs a city against the 0.9–1.1 µs behind `PLANAR_COSTS` (10 nearest 3.0–3.3 µs, 16
 nearest 4.1–4.6, greedy edge 1.8–2.4); α candidates the planar figure times what MAN_2D measured
 against EUC_2D in the same runs (1.2–1.3 times). Costed at the planar day's speed instead (the
 planar figures times the ratios), 100,000 cities under `--time-limit 0.3` took 0.38–0.44 s: their
-nearest seemed to fit and took all of it."""
+nearest seemed to fit and took all of it. The curve about 10 times cheaper than the 10 nearest."""
 
-EUC_3D_COSTS = StepCosts(neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-6, alpha=4.2e-6)
+EUC_3D_COSTS = StepCosts(neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-6, alpha=4.2e-6, curve=0.42e-6)
 """EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 5.6–7.2 µs, 16
 nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
-quadrant neighbours)."""
+quadrant neighbours); the curve 16–18 times cheaper than the 10 nearest."""
 
 DENSE_ALPHA_PER_PAIR = 40e-9
 """Seconds per pair of cities of α candidates on the complete graph (up to `dense_graph_limit`),
@@ -90,18 +94,27 @@ def greedy_fits(view: DistanceView, seconds: float) -> bool:
     return costs is None or (costs.neighbours + costs.greedy) * view.n <= seconds
 
 
-def greedy_fits_after_neighbours(view: DistanceView, neighbours_seconds: float, wide: bool, seconds: float) -> bool:
-    """Whether the greedy tour takes at most `seconds`, judged by what each city's nearest (16 of
-    them when `wide`, else 10) have just taken: the machine's speed of the moment, which the
-    per-city figures cannot know (the same solves ran a quarter slower at some hours)."""
+def pace(view: DistanceView, step: str, seconds: float) -> float:
+    """How many times its per-city figure (the `StepCosts` field `step`) a step has just taken: the
+    machine's speed of the moment, which the figures cannot know (the same steps ran up to twice
+    as slow on some days, and a quarter slower at some hours); 1.0 for matrices."""
     costs = step_costs(view)
-    if costs is None:
-        return True
-    per_neighbours = costs.wide_neighbours if wide else costs.neighbours
-    return neighbours_seconds * costs.greedy / per_neighbours <= seconds
+    return 1.0 if costs is None else seconds / (getattr(costs, step) * view.n)
 
 
-def neighbours_fit(view: DistanceView, seconds: float) -> bool:
-    """Whether each city's nearest, which every search needs, take at most `seconds`."""
+def greedy_tour_fits(view: DistanceView, seconds: float, speed: float) -> bool:
+    """Whether the greedy tour on each city's nearest takes at most `seconds` at the `speed` (a
+    `pace`) the nearest were found at."""
     costs = step_costs(view)
-    return costs is None or costs.neighbours * view.n <= seconds
+    return costs is None or costs.greedy * view.n * speed <= seconds
+
+
+def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
+    """Whether each city's nearest, which every search needs, take at most `seconds`, at the
+    `speed` (a `pace`) of the step before. The space-filling curve is the step before where the
+    greedy start did not fit: 20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day
+    (the figure says 1.2), and the curve 0.29–0.35 µs, the ratio the figures hold from 20,000
+    cities up; judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the
+    nearest and took 41–53 ms."""
+    costs = step_costs(view)
+    return costs is None or costs.neighbours * view.n * speed <= seconds

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from amsolve.budget import alpha_fits, greedy_fits, greedy_fits_after_neighbours, neighbours_fit
+from amsolve.budget import alpha_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
@@ -193,6 +193,7 @@ class Start(NamedTuple):
     neighbours: np.ndarray | None  # `shared_neighbours`; None until a step needs them
     greedy_length: float | None  # the start's length when it is a greedy edge tour (`alpha_candidates`)
     order: np.ndarray | None = None  # (n,) the instance's city of each of the search's; None: the same
+    speed: float = 1.0  # the `pace` of the last step that had a per-city figure (`amsolve.budget`)
 
 
 SPATIAL_ORDER_CITIES = 10_000
@@ -275,7 +276,7 @@ def _search(
     if options.local_search == "none":
         return starts[0]
     if neighbours is None:
-        if options.time_limit is not None and not neighbours_fit(view, deadline - time.perf_counter()):
+        if options.time_limit is not None and not neighbours_fit(view, deadline - time.perf_counter(), start.speed):
             return starts[0]
         neighbours = shared_neighbours(view, alpha)
     share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
@@ -333,17 +334,21 @@ def _constructed(view: DistanceView, options: SolveOptions, deadline: float, wid
     """The start the construction of `options` builds, by `deadline` (a `perf_counter` value) where
     it can: a start that needs each city's nearest (greedy edge, nearest neighbour) gives way to
     the space-filling curve when they and the tour would not fit (`amsolve.budget`), judged again
-    by what the nearest took once found. `wide`: whether α candidates follow."""
+    by what the nearest took once found. `wide`: whether α candidates follow. The start carries
+    the pace of its last step, by which the search judges whether the nearest fit."""
     strategy, seed = options.decode.strategy, options.decode.seed
     if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, deadline - time.perf_counter()):
         strategy = "space-filling"
-    if strategy not in ("greedy-edge", "nearest"):
-        return Start(construct(view, strategy, seed)[None], view, None, None)
     started = time.perf_counter()
+    if strategy not in ("greedy-edge", "nearest"):
+        tour = construct(view, strategy, seed)
+        speed = pace(view, "curve", time.perf_counter() - started) if strategy == "space-filling" else 1.0
+        return Start(tour[None], view, None, None, speed=speed)
     neighbours = shared_neighbours(view, wide)
     found = time.perf_counter()
-    if not greedy_fits_after_neighbours(view, found - started, wide, deadline - found):
-        return Start(construct(view, "space-filling")[None], view, neighbours, None)
+    speed = pace(view, "wide_neighbours" if wide else "neighbours", found - started)
+    if not greedy_tour_fits(view, deadline - found, speed):
+        return Start(construct(view, "space-filling")[None], view, neighbours, None, speed=speed)
     tour = construct(view, strategy, seed, neighbours)
     greedy_length = tour_length(view.points, view.code, tour) if strategy == "greedy-edge" else None
     return Start(tour[None], view, neighbours, greedy_length)
