@@ -330,12 +330,15 @@ def _decoded(
     return decode(model, coords, options.decode, deadline).tours.cpu().numpy()
 
 
-def _constructed(view: DistanceView, options: SolveOptions, deadline: float, wide: bool) -> Start:
+def _constructed(
+    view: DistanceView, options: SolveOptions, deadline: float, wide: bool, order: np.ndarray | None
+) -> Start:
     """The start the construction of `options` builds, by `deadline` (a `perf_counter` value) where
     it can: a start that needs each city's nearest (greedy edge, nearest neighbour) gives way to
     the space-filling curve when they and the tour would not fit (`amsolve.budget`), judged again
-    by what the nearest took once found. `wide`: whether α candidates follow. The start carries
-    the pace of its last step, by which the search judges whether the nearest fit."""
+    by what the nearest took once found. `wide`: whether α candidates follow; `order`: as in
+    `Start` (cities already numbered along the curve, which is then the identity). The start
+    carries the pace of its last step, by which the search judges whether the nearest fit."""
     strategy, seed = options.decode.strategy, options.decode.seed
     if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, deadline - time.perf_counter()):
         strategy = "space-filling"
@@ -343,15 +346,16 @@ def _constructed(view: DistanceView, options: SolveOptions, deadline: float, wid
     if strategy not in ("greedy-edge", "nearest"):
         tour = construct(view, strategy, seed)
         speed = pace(view, "curve", time.perf_counter() - started) if strategy == "space-filling" else 1.0
-        return Start(tour[None], view, None, None, speed=speed)
+        return Start(tour[None], view, None, None, order, speed)
     neighbours = shared_neighbours(view, wide)
     found = time.perf_counter()
     speed = pace(view, "wide_neighbours" if wide else "neighbours", found - started)
     if not greedy_tour_fits(view, deadline - found, speed):
-        return Start(construct(view, "space-filling")[None], view, neighbours, None, speed=speed)
+        curve = construct(view, "space-filling") if order is None else np.arange(view.n, dtype=np.int64)
+        return Start(curve[None], view, neighbours, None, order, speed)
     tour = construct(view, strategy, seed, neighbours)
     greedy_length = tour_length(view.points, view.code, tour) if strategy == "greedy-edge" else None
-    return Start(tour[None], view, neighbours, greedy_length)
+    return Start(tour[None], view, neighbours, greedy_length, order)
 
 
 def _solve_batch(
@@ -380,7 +384,7 @@ def _solve_batch(
             tours = decoded[index] if order is None else np.argsort(order)[decoded[index]]
             start = Start(tours, view, None, None, order)
         else:
-            start = _constructed(view, options, deadline, alpha)._replace(order=order)
+            start = _constructed(view, options, deadline, alpha, order)
         tour = _search(instance, start, options, networks, began, budget, alpha, on_search_progress)
         tour = instance.validate_tour(tour if order is None else order[tour])
         seconds = decoded_seconds + time.perf_counter() - began
@@ -404,7 +408,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
         starts = _decoded([piece], replace(options, time_limit=None), networks.model, models.device)[0]
         complete_nearest(view, starts[:1, :1])  # how a rollout cut by a deadline is finished
     else:
-        starts = _constructed(view, options, math.inf, alpha).tours
+        starts = _constructed(view, options, math.inf, alpha, None).tours
         construct(view, "space-filling")  # the start when the options' one would not fit in the time
     if options.local_search != "none":
         neighbours = shared_neighbours(view, alpha)

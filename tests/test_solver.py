@@ -203,6 +203,21 @@ def test_the_greedy_start_is_judged_again_by_what_the_nearest_took(monkeypatch) 
     assert sorted(solution.tour.tolist()) == list(range(300)) and solution.length < min(curve, greedy)
 
 
+def test_the_curve_standing_in_for_the_greedy_start_of_cities_numbered_along_it_is_the_curve(monkeypatch) -> None:
+    """Cities numbered along the curve (`spatial_order`) whose greedy start is given up once their
+    nearest are found: the curve in the search's numbers is the identity, and the tour returned
+    unsearched is the curve in the instance's own numbers."""
+    import amsolve.budget as budget
+    import amsolve.solver as solver
+
+    monkeypatch.setattr(solver, "SPATIAL_ORDER_CITIES", 100)
+    slow_machine = budget.PLANAR_COSTS._replace(neighbours=1e-12, wide_neighbours=1e-12, greedy=1e-9)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", slow_machine)
+    instance = uniform(300, 1, seed=4)[0]
+    solution = solve_instances([instance], SolveOptions(time_limit=0.05, local_search="none"))[0]
+    assert solution.tour.tolist() == construct(distance_view(instance), "space-filling").tolist()
+
+
 @pytest.mark.parametrize("slowed", ["construct", "_candidates"])
 def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, monkeypatch) -> None:
     """The start's construction or the candidate lists take the whole time limit (as a slow
