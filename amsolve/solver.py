@@ -31,7 +31,7 @@ from amsolve.search.candidates import ALPHA_SOURCES, DEFAULT_CANDIDATES, candida
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
 from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import GEO, GRID_CODES, DistanceView, distance_view, tour_length
+from amsolve.search.distances import EUC_3D, GEO, GRID_CODES, DistanceView, distance_view, tour_length
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
@@ -197,7 +197,7 @@ class Start(NamedTuple):
 
 
 SPATIAL_ORDER_CITIES = 10_000
-"""From this many cities (in the plane or on the sphere) the search numbers them along the
+"""From this many cities (in the plane, in space or on the sphere) the search numbers them along the
 space-filling curve (`spatial_order`; not under a time limit too short for the greedy start, where
 the curve is the start). Its arrays are read city by city as its moves go, and cities near each
 other in the plane are then near each other in memory too: a first descent from greedy edge took
@@ -206,13 +206,17 @@ same at 5,000, where the arrays fit in the processor's caches either way. Side b
 search before it, cores swapped (`benchmarks/results/spatial_order_94f2eeb.md`): at 100,000
 cities 0.465 against 0.505 % above 0.7124·√(n·A) in the default 100 s, 0.88 against 0.91 and
 2.74 % in 10 s (where the first descent had not always ended); brd14051 and d15112 in 10 s
-0.089 against 0.101 % (8 seed-runs a side)."""
+0.089 against 0.101 % (8 seed-runs a side). EUC_3D, on an AMD EPYC core with the other core busy:
+100,000 uniform cities' 16 nearest 0.37–0.55 instead of 0.51–0.81 s and their greedy edge tour
+0.17–0.26 instead of 0.24–0.45 s, so that `--time-limit 1` is kept (slowest of 8 solves 1.06
+instead of about 2.6 s) with tours 1.4 % shorter on average (longer in 1 of 8); in 10 s 1.0 %
+shorter (3 instances, cores swapped), level at 20,000 cities."""
 
 
 def spatial_order(view: DistanceView) -> np.ndarray | None:
     """The cities along the space-filling curve, as the search's numbers (`Start.order`), for
     coordinate instances of `SPATIAL_ORDER_CITIES` or more; None for the others."""
-    if view.n < SPATIAL_ORDER_CITIES or view.code not in GRID_CODES + (GEO,):
+    if view.n < SPATIAL_ORDER_CITIES or view.code not in GRID_CODES + (GEO, EUC_3D):
         return None
     return construct(view, "space-filling")
 

@@ -180,6 +180,28 @@ def test_large_instances_are_searched_with_their_cities_along_the_curve(model_di
         assert after.length <= 1.01 * before.length
 
 
+@pytest.mark.parametrize("metric", ["EUC_2D", "MAN_2D", "MAX_2D", "EUC_3D", "GEO"])
+def test_every_coordinate_metric_is_searched_with_its_cities_along_the_curve(metric: str, monkeypatch) -> None:
+    """Cities of every coordinate metric are numbered along their space-filling curve from
+    `SPATIAL_ORDER_CITIES` (EUC_3D's along the 3-D one); the tour comes back in the instance's own
+    numbers, with the length it claims, and no longer than a search without the renumbering by
+    more than a little (the two searches differ only in their order of work)."""
+    import amsolve.solver as solver
+
+    rng = np.random.default_rng(8)
+    coords = rng.uniform(0.0, 60.0 if metric == "GEO" else 1000.0, (300, 3 if metric == "EUC_3D" else 2))
+    instance = Instance(name=f"{metric}300", coords=coords, metric=metric, ids=np.arange(1, 301))
+    options = SolveOptions(time_limit=0.05)
+    plain = solve_instances([instance], options)[0]
+    monkeypatch.setattr(solver, "SPATIAL_ORDER_CITIES", 100)
+    order = solver.spatial_order(distance_view(instance))
+    assert order is not None and sorted(order.tolist()) == list(range(300))
+    renumbered = solve_instances([instance], options)[0]
+    assert sorted(renumbered.tour.tolist()) == list(range(300))
+    assert renumbered.length == pytest.approx(instance.tour_length(renumbered.tour))
+    assert renumbered.length <= 1.02 * plain.length
+
+
 def test_the_greedy_start_is_judged_again_by_what_the_nearest_took(monkeypatch) -> None:
     """The per-city figures say the greedy start fits, but each city's nearest took a thousand
     times longer than they say (a slow machine): the space-filling curve stands in, searched."""
