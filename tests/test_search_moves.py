@@ -333,11 +333,13 @@ def test_sparse_graph_rows_are_each_citys_partners_both_ways_sorted_once(seed: i
     assert [indices[indptr[i] : indptr[i + 1]].tolist() for i in range(n)] == [sorted(row) for row in partners]
 
 
-@pytest.mark.parametrize("metric", ["EUC_2D", "GEO", "MAN_2D"])
+@pytest.mark.parametrize("metric", ["EUC_2D", "GEO", "MAN_2D", "EUC_3D"])
 def test_alpha_candidates_from_nearest_cities_found_before_are_the_same(metric: str) -> None:
+    """On the sparse graph, which every coordinate metric takes at 300 cities."""
     rng = np.random.default_rng(7)
-    coords = rng.random((300, 2)) * (60.0 if metric == "GEO" else 1000.0)
+    coords = rng.random((300, 3 if metric == "EUC_3D" else 2)) * (60.0 if metric == "GEO" else 1000.0)
     view = coordinate_view(coords, metric)
+    assert not _build_graphs(view)[0].dense
     pi = rng.normal(0.0, 1.0, 300)
     own = alpha_candidates(view, 8, 0.0, penalties=pi)
     shared = alpha_candidates(view, 8, 0.0, penalties=pi, neighbours=nearest_neighbours(view, RANK_NEAREST + 4))
