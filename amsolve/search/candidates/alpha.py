@@ -29,12 +29,12 @@ from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_in_grid, nearest_neighbours, quadrants_on_sphere
 from amsolve.search.clock import now
 from amsolve.search.construct import construct, union_find_root
-from amsolve.search.distances import EUC_3D, GEO, GRID_CODES, DistanceView, dist, tour_length
+from amsolve.search.distances import EXPLICIT, GEO, GRID_CODES, DistanceView, dist, tour_length
 from amsolve.search.kernel import kernel
 
 DENSE_CITIES = 120
 """Up to this many cities (every coordinate metric) the trees are computed on the complete graph.
-MAN_2D and MAX_2D used `DENSE_CITIES_OTHER` until they had quadrant neighbours for the sparse
+MAN_2D and MAX_2D used 1,000 (the matrices' `DENSE_MATRIX_CITIES`) until they had quadrant neighbours for the sparse
 graph; since, this limit measured the shorter tours for them in 10 of 12 cells (8 instances of 300
 and 1,000 uniform cities, 3 seeds, 0.3 s twice with the cores swapped and 1 s once; 0.04–0.06 %
 shorter at 1,000 MAN_2D cities in 0.3 s), level in one and 0.009 % longer in one. EUC_3D, whose
@@ -44,7 +44,7 @@ complete graph (shorter in 37, 42 and 43 of 48 solves), at 300 cities level or s
 0.009 %); in 0.01 s 1.23 % shorter at 1,000 cities (45 of 48) and 0.05 % at 300, where α on the
 complete graph takes most of the time."""
 
-DENSE_CITIES_OTHER = 1000
+DENSE_MATRIX_CITIES = 1000
 """Up to this many cities matrices use the complete graph too: their nearest cost reading the
 whole matrix, and they have no quadrant neighbours to make a good sparse graph."""
 
@@ -149,7 +149,7 @@ class _Work(NamedTuple):
 
 def dense_graph_limit(code: int) -> int:
     """Up to how many cities the trees of a metric are computed on the complete graph."""
-    return DENSE_CITIES if code in GRID_CODES or code in (GEO, EUC_3D) else DENSE_CITIES_OTHER
+    return DENSE_MATRIX_CITIES if code == EXPLICIT else DENSE_CITIES
 
 
 def _build_graphs(view: DistanceView, neighbours: np.ndarray | None = None) -> tuple[_Graph, _Graph]:
