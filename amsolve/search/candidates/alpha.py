@@ -34,15 +34,15 @@ from amsolve.search.kernel import kernel
 
 DENSE_CITIES = 120
 """Up to this many cities (every coordinate metric) the trees are computed on the complete graph.
-MAN_2D and MAX_2D used 1,000 (the matrices' `DENSE_MATRIX_CITIES`) until they had quadrant neighbours for the sparse
-graph; since, this limit measured the shorter tours for them in 10 of 12 cells (8 instances of 300
-and 1,000 uniform cities, 3 seeds, 0.3 s twice with the cores swapped and 1 s once; 0.04–0.06 %
-shorter at 1,000 MAN_2D cities in 0.3 s), level in one and 0.009 % longer in one. EUC_3D, whose
-sparse graph is each city's nearest alone, measured the same way (8 instances, 3 seeds, 0.1, 0.3
-and 1 s, cores swapped; AMD EPYC): at 1,000 cities 0.07, 0.04 and 0.02 % shorter than on the
-complete graph (shorter in 37, 42 and 43 of 48 solves), at 300 cities level or shorter (at most
-0.009 %); in 0.01 s 1.23 % shorter at 1,000 cities (45 of 48) and 0.05 % at 300, where α on the
-complete graph takes most of the time."""
+MAN_2D and MAX_2D used 1,000 (the matrices' `DENSE_MATRIX_CITIES`) until they had quadrant
+neighbours for the sparse graph; since, this limit measured the shorter tours for them in 10 of 12
+cells (8 instances of 300 and 1,000 uniform cities, 3 seeds, 0.3 s twice with the cores swapped and
+1 s once; 0.04–0.06 % shorter at 1,000 MAN_2D cities in 0.3 s), level in one and 0.009 % longer in
+one. EUC_3D, whose sparse graph is each city's nearest alone, measured the same way (8 instances, 3
+seeds, 0.1, 0.3 and 1 s, cores swapped; AMD EPYC): at 1,000 cities 0.07, 0.04 and 0.02 % shorter
+than on the complete graph (shorter in 37, 42 and 43 of 48 solves), at 300 cities level or shorter
+(at most 0.009 %); in 0.01 s 1.23 % shorter at 1,000 cities (45 of 48) and 0.05 % at 300, where α on
+the complete graph takes most of the time."""
 
 DENSE_MATRIX_CITIES = 1000
 """Up to this many cities matrices use the complete graph too: their nearest cost reading the
