@@ -31,7 +31,7 @@ from amsolve.search.candidates import ALPHA_SOURCES, DEFAULT_CANDIDATES, candida
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
 from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import EUC_3D, GEO, GRID_CODES, DistanceView, distance_view, tour_length
+from amsolve.search.distances import EXPLICIT, DistanceView, distance_view, tour_length
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
@@ -216,7 +216,7 @@ shorter (3 instances, cores swapped), level at 20,000 cities."""
 def spatial_order(view: DistanceView) -> np.ndarray | None:
     """The cities along the space-filling curve, as the search's numbers (`Start.order`), for
     coordinate instances of `SPATIAL_ORDER_CITIES` or more; None for the others."""
-    if view.n < SPATIAL_ORDER_CITIES or view.code not in GRID_CODES + (GEO, EUC_3D):
+    if view.n < SPATIAL_ORDER_CITIES or view.code == EXPLICIT:
         return None
     return construct(view, "space-filling")
 
