@@ -408,6 +408,22 @@ def test_kernels_measure_as_the_problem_layer_does(instance: Instance) -> None:
     np.testing.assert_array_equal(nearest_neighbours(view, 8), np.argsort(ranking, axis=1, kind="stable")[:, :8])
 
 
+@pytest.mark.parametrize("entries", ["few values (ties)", "integers", "floats"])
+def test_a_matrixs_nearest_rank_by_its_entries_ties_to_the_lower_index(entries: str) -> None:
+    rng = np.random.default_rng(12)
+    n = 300
+    if entries == "floats":
+        upper = rng.random((n, n))
+    else:
+        upper = rng.integers(1, 4 if entries == "few values (ties)" else 10_000, (n, n))
+    matrix = np.triu(upper, 1) + np.triu(upper, 1).T
+    view = distance_view(Instance.from_matrix(matrix))
+    ranking = view.points.astype(float) + np.diag(np.full(n, np.inf))  # as the search stores them
+    for k in (1, 10, n - 1):
+        expected = np.argsort(ranking, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(nearest_neighbours(view, k), expected)
+
+
 @pytest.mark.parametrize("metric", ["MAN_2D", "MAX_2D", "EUC_3D"])
 @pytest.mark.parametrize("layout", ["spread", "clusters with ties", "flat"])
 def test_the_grids_find_the_nearest_by_the_metrics_own_distance(metric: str, layout: str) -> None:

@@ -41,7 +41,7 @@ def nearest_neighbours(view: DistanceView, k: int = DEFAULT_NEIGHBOURS, wider: n
     if code == EUC_3D:
         return _nearest_in_space(points, code, k)
     if code == EXPLICIT:
-        return _nearest_by_metric(points, code, k)
+        return _nearest_in_matrix(points, k)
     return nearest_in_grid(points, k, False, code)
 
 
@@ -62,16 +62,23 @@ def _offer(best_dist: np.ndarray, best_city: np.ndarray, count: int, d: float, c
 
 
 @njit(cache=True)
-def _nearest_by_metric(points: np.ndarray, code: int, k: int) -> np.ndarray:
-    """k nearest by the metric's own distance, comparing every pair."""
-    n = points.shape[0]
+def _nearest_in_matrix(matrix: np.ndarray, k: int) -> np.ndarray:
+    """k nearest in a distance matrix (n, n), reading each row once: an entry no shorter than the
+    k-th best so far is passed over with one comparison (about 2 ns an entry, against 22 through
+    `dist` and `_offer` for every entry: 0.35 s at 4,000 cities)."""
+    n = matrix.shape[0]
     result = np.empty((n, k), dtype=np.int64)
     best_dist = np.empty(k)
     for i in range(n):
+        row, best = matrix[i], result[i]
         count = 0
+        worst = np.inf
         for j in range(n):
-            if j != i:
-                count = _offer(best_dist, result[i], count, dist(points, code, i, j), j)
+            d = float(row[j])
+            if (d < worst or count < k) and j != i:  # a tie with the k-th loses: j is the higher index
+                count = _offer(best_dist, best, count, d, j)
+                if count == k:
+                    worst = best_dist[k - 1]
     return result
 
 
@@ -187,7 +194,7 @@ def quadrants_on_sphere(points: np.ndarray, per: int) -> np.ndarray:
 
 @njit(cache=True)
 def _nearest_on_sphere(points: np.ndarray, code: int, k: int) -> np.ndarray:
-    """k nearest by GEO distance, ranked as `_nearest_by_metric` ranks them (ties to the lower index).
+    """k nearest by GEO distance, ranked as comparing every pair would rank them (ties to the lower index).
 
     TSPLIB's GEO rule is the central angle between two cities, computed from three cosines, times
     the earth's radius, rounded down after adding 1; its cosine is the dot product of the cities'
@@ -239,7 +246,7 @@ def _nearest_on_sphere(points: np.ndarray, code: int, k: int) -> np.ndarray:
 
 @njit(cache=True)
 def _nearest_in_space(points: np.ndarray, code: int, k: int) -> np.ndarray:
-    """k nearest by EUC_3D distance, ranked as `_nearest_by_metric` ranks them (ties to the lower
+    """k nearest by EUC_3D distance, ranked as comparing every pair would rank them (ties to the lower
     index), searched ring by ring through a grid of cubes over the cities' bounding cube. A city
     outside rings 0..r lies more than r edges away, so its rounded distance is more than r edges
     less a half: once the k-th nearest found is no more than that, none outside can displace it,
@@ -309,7 +316,7 @@ def nearest_in_grid(xy: np.ndarray, per: int, quadrants: bool, code: int = EUC_2
     """The `per` nearest cities of each city in the plane, or the `per` nearest in each of the four
     quadrants around it; an (n, per) or (n, 4 · per) int64 array, -1 where there are fewer.
     Planar metrics (`code`) rank by Euclidean distance; MAN_2D and MAX_2D by their own rounded
-    distance, ties to the lower index, as `_nearest_by_metric` does.
+    distance, ties to the lower index, as comparing every pair would.
 
     Searches square rings of grid cells (about 2 cities a cell) and stops once every list is full
     with cities nearer than any outside the rings searched: those lie more than r cells away on one
