@@ -6,7 +6,8 @@ Under `--time-limit` every step counts: each city's nearest cities, the greedy e
 limits they alone can take longer than the limit. The solver asks here, before each step, whether
 it fits, and takes a cheaper one where it does not (`amsolve.solver`). The figures are per city,
 measured on an Intel Xeon core at 5,000–100,000 cities (`benchmarks/time_limits.py` shows what
-they keep); matrices, whose every entry is read to find each city's nearest, are never cut short.
+they keep); for a matrix, whose every entry is read to find each city's nearest, the nearest
+cost per pair of cities (`MATRIX_COSTS`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from amsolve.search.candidates.alpha import dense_graph_limit
-from amsolve.search.distances import EUC_3D, GEO, MAN_2D, MAX_2D, PLANAR_CODES, DistanceView
+from amsolve.search.distances import EUC_3D, EXPLICIT, GEO, MAN_2D, MAX_2D, PLANAR_CODES, DistanceView
 
 
 class StepCosts(NamedTuple):
@@ -53,21 +54,36 @@ EUC_3D_COSTS = StepCosts(neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-
 nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
 quadrant neighbours); the curve 16–18 times cheaper than the 10 nearest."""
 
+MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
+"""A matrix's 10 and 16 nearest, per pair of cities (each row read once): 1.4–3.4 and 1.7–4.5 ns
+at 1,000–8,000 cities on an AMD EPYC core, the most at 1,000."""
+
+MATRIX_COSTS = StepCosts(neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0)
+"""A matrix's per-city costs but the nearest (`matrix_costs` adds them for its size): greedy edge
+1.6–3.3 µs a city at 2,000–8,000 cities, α candidates on the sparse graph 5.3–5.8 µs at 4,000 and
+8,000 (AMD EPYC). A matrix has no space-filling curve: where the greedy start does not fit, the
+cities' own order is the start, at no cost."""
+
 DENSE_ALPHA_PER_PAIR = 40e-9
 """Seconds per pair of cities of α candidates on the complete graph (up to `dense_graph_limit`),
 beyond their ascent: 32–38 ns measured at 120–1,000 cities for MAN_2D, EUC_3D and matrices
 (38 ms at 1,000 cities), 18 ns for EUC_2D up to 120."""
 
 
-def step_costs(view: DistanceView) -> StepCosts | None:
-    """The per-city costs of the instance's metric; None for matrices (their nearest: every entry read)."""
+def step_costs(view: DistanceView) -> StepCosts:
+    """The per-city costs of the instance's metric (a matrix's for its size: its nearest grow with n)."""
     if view.code in PLANAR_CODES:
         return PLANAR_COSTS
     if view.code in (MAN_2D, MAX_2D):
         return MAN_MAX_COSTS
     if view.code == EUC_3D:
         return EUC_3D_COSTS
-    return GEO_COSTS if view.code == GEO else None
+    if view.code == GEO:
+        return GEO_COSTS
+    assert view.code == EXPLICIT
+    return MATRIX_COSTS._replace(
+        neighbours=MATRIX_NEIGHBOURS_PER_PAIR * view.n, wide_neighbours=MATRIX_WIDE_NEIGHBOURS_PER_PAIR * view.n
+    )
 
 
 def alpha_fits(view: DistanceView, seconds: float) -> bool:
@@ -84,29 +100,28 @@ def alpha_fits(view: DistanceView, seconds: float) -> bool:
     against 102.5)."""
     if view.n <= dense_graph_limit(view.code):
         return DENSE_ALPHA_PER_PAIR * view.n * view.n <= seconds
-    costs = step_costs(view)
-    return costs is None or costs.alpha * view.n <= seconds
+    return step_costs(view).alpha * view.n <= seconds
 
 
 def greedy_fits(view: DistanceView, seconds: float) -> bool:
     """Whether each city's nearest and the greedy edge tour on them take at most `seconds`."""
     costs = step_costs(view)
-    return costs is None or (costs.neighbours + costs.greedy) * view.n <= seconds
+    return (costs.neighbours + costs.greedy) * view.n <= seconds
 
 
 def pace(view: DistanceView, step: str, seconds: float) -> float:
     """How many times its per-city figure (the `StepCosts` field `step`) a step has just taken: the
     machine's speed of the moment, which the figures cannot know (the same steps ran up to twice
-    as slow on some days, and a quarter slower at some hours); 1.0 for matrices."""
-    costs = step_costs(view)
-    return 1.0 if costs is None else seconds / (getattr(costs, step) * view.n)
+    as slow on some days, and a quarter slower at some hours); 1.0 for a step that costs nothing
+    (a matrix's start in its own order)."""
+    cost = getattr(step_costs(view), step) * view.n
+    return seconds / cost if cost > 0.0 else 1.0
 
 
 def greedy_tour_fits(view: DistanceView, seconds: float, speed: float) -> bool:
     """Whether the greedy tour on each city's nearest takes at most `seconds` at the `speed` (a
     `pace`) the nearest were found at."""
-    costs = step_costs(view)
-    return costs is None or costs.greedy * view.n * speed <= seconds
+    return step_costs(view).greedy * view.n * speed <= seconds
 
 
 def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
@@ -116,5 +131,4 @@ def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bo
     (the figure says 1.2), and the curve 0.29–0.35 µs, the ratio the figures hold from 20,000
     cities up; judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the
     nearest and took 41–53 ms."""
-    costs = step_costs(view)
-    return costs is None or costs.neighbours * view.n * speed <= seconds
+    return step_costs(view).neighbours * view.n * speed <= seconds

@@ -334,6 +334,15 @@ def _decoded(
     return decode(model, coords, options.decode, deadline).tours.cpu().numpy()
 
 
+def _cheapest_start(view: DistanceView, order: np.ndarray | None) -> np.ndarray:
+    """The start that costs least, where the options' own would not fit in the time: the
+    space-filling curve (the cities' order when `order` numbers them along it already), or for a
+    matrix, which has no curve, its cities in their own order."""
+    if order is not None or view.code == EXPLICIT:
+        return np.arange(view.n, dtype=np.int64)
+    return construct(view, "space-filling")
+
+
 def _constructed(
     view: DistanceView, options: SolveOptions, deadline: float, wide: bool, order: np.ndarray | None
 ) -> Start:
@@ -342,11 +351,13 @@ def _constructed(
     the space-filling curve when they and the tour would not fit (`amsolve.budget`), judged again
     by what the nearest took once found. `wide`: whether α candidates follow; `order`: as in
     `Start` (cities already numbered along the curve, which is then the identity). The start
-    carries the pace of its last step, by which the search judges whether the nearest fit."""
+    carries the pace of its last step, by which the search judges whether the nearest fit.
+    A matrix has no curve: its cities' own order stands in (`_cheapest_start`)."""
     strategy, seed = options.decode.strategy, options.decode.seed
-    if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, deadline - time.perf_counter()):
-        strategy = "space-filling"
     started = time.perf_counter()
+    if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, deadline - started):
+        tour = _cheapest_start(view, None)  # the curve built again where order is given: its pace is needed
+        return Start(tour[None], view, None, None, order, pace(view, "curve", time.perf_counter() - started))
     if strategy not in ("greedy-edge", "nearest"):
         tour = construct(view, strategy, seed)
         speed = pace(view, "curve", time.perf_counter() - started) if strategy == "space-filling" else 1.0
@@ -355,8 +366,7 @@ def _constructed(
     found = time.perf_counter()
     speed = pace(view, "wide_neighbours" if wide else "neighbours", found - started)
     if not greedy_tour_fits(view, deadline - found, speed):
-        curve = construct(view, "space-filling") if order is None else np.arange(view.n, dtype=np.int64)
-        return Start(curve[None], view, neighbours, None, order, speed)
+        return Start(_cheapest_start(view, order)[None], view, neighbours, None, order, speed)
     tour = construct(view, strategy, seed, neighbours)
     greedy_length = tour_length(view.points, view.code, tour) if strategy == "greedy-edge" else None
     return Start(tour[None], view, neighbours, greedy_length, order)

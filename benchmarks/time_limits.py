@@ -1,6 +1,6 @@
 """Whether `--time-limit` is kept: the default pipeline's seconds per instance against the budget,
 over sizes, budgets and metrics (uniform random cities in the plane, EUC_2D, MAN_2D or MAX_2D, in a
-cube, EUC_3D, and on the Earth, GEO).
+cube, EUC_3D, on the Earth, GEO, and in the plane given as a distance matrix, EXPLICIT).
 
     python benchmarks/time_limits.py --sizes 200,1000,5000,20000 --budgets 0.01,0.03,0.1,0.3,1
 
@@ -27,10 +27,16 @@ SIDE = 1_000_000.0
 
 
 def uniform_instance(n: int, metric: str, seed: int) -> Instance:
-    """n cities drawn uniformly: in a square of side `SIDE` (EUC_2D, MAN_2D, MAX_2D), in a cube of
-    that side (EUC_3D), or over the inhabited band of latitudes (60° S to 70° N) and every
-    longitude, written as TSPLIB's DDD.MM (GEO)."""
+    """n cities drawn uniformly: in a square of side `SIDE` (EUC_2D, MAN_2D, MAX_2D; EXPLICIT: the
+    matrix of their EUC_2D distances), in a cube of that side (EUC_3D), or over the inhabited band
+    of latitudes (60° S to 70° N) and every longitude, written as TSPLIB's DDD.MM (GEO)."""
     rng = np.random.default_rng(seed)
+    if metric == "EXPLICIT":
+        points = rng.uniform(0.0, SIDE, (n, 2))
+        matrix = np.empty((n, n), dtype=np.int64)
+        for i in range(n):  # row by row: the float matrix at once would take 8·n² bytes more
+            matrix[i] = np.rint(np.sqrt(((points - points[i]) ** 2).sum(axis=1)))
+        return Instance.from_matrix(matrix, name=f"explicit{n}_{seed}", display_coords=points)
     if metric != "GEO":
         coords = rng.uniform(0.0, SIDE, (n, 3 if metric == "EUC_3D" else 2))
     else:

@@ -259,3 +259,28 @@ def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, 
     monkeypatch.setattr(solver, slowed, stalled)
     searched = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=0.05))
     assert all(s.length < 0.97 * b.length for s, b in zip(searched, start, strict=True))
+
+
+def test_a_matrix_whose_nearest_would_not_fit_in_the_limit_is_returned_in_its_own_order(monkeypatch) -> None:
+    """A matrix is read whole to find each city's nearest; where that would take longer than the
+    limit (here: a machine that reads a pair in a second), the cities' own order is returned, and
+    the matrix is never searched for its nearest."""
+    import amsolve.budget as budget
+
+    rng = np.random.default_rng(9)
+    points = rng.uniform(0.0, 1000.0, (200, 2))
+    matrix = np.rint(np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1)))
+    instance = Instance.from_matrix(matrix, display_coords=points)
+    solve_instances([instance], SolveOptions(time_limit=0.05))  # the one-time costs, on the real figures
+    monkeypatch.setattr(budget, "MATRIX_NEIGHBOURS_PER_PAIR", 1.0)
+    monkeypatch.setattr(budget, "MATRIX_WIDE_NEIGHBOURS_PER_PAIR", 1.0)
+    found = []
+    real = amsolve.solver.shared_neighbours
+    monkeypatch.setattr(amsolve.solver, "shared_neighbours", lambda *args: found.append(1) or real(*args))
+    monkeypatch.setattr(amsolve.solver, "warm_up", lambda *args: 0.0)
+    solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert solution.tour.tolist() == list(range(200)) and not found
+    monkeypatch.setattr(budget, "MATRIX_NEIGHBOURS_PER_PAIR", 1e-12)
+    monkeypatch.setattr(budget, "MATRIX_WIDE_NEIGHBOURS_PER_PAIR", 1e-12)
+    searched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert found and searched.length < 0.5 * solution.length
