@@ -59,7 +59,7 @@ MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
 at 1,000–8,000 cities on an AMD EPYC core, the most at 1,000."""
 
 MATRIX_COSTS = StepCosts(neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0)
-"""A matrix's per-city costs but the nearest (`matrix_costs` adds them for its size): greedy edge
+"""A matrix's per-city costs but the nearest (`step_costs` adds them for its size): greedy edge
 1.6–3.3 µs a city at 2,000–8,000 cities, α candidates on the sparse graph 5.3–5.8 µs at 4,000 and
 8,000 (AMD EPYC). A matrix has no space-filling curve: where the greedy start does not fit, the
 cities' own order is the start, at no cost."""

@@ -64,8 +64,8 @@ def _offer(best_dist: np.ndarray, best_city: np.ndarray, count: int, d: float, c
 @njit(cache=True)
 def _nearest_in_matrix(matrix: np.ndarray, k: int) -> np.ndarray:
     """k nearest in a distance matrix (n, n), reading each row once: an entry no shorter than the
-    k-th best so far is passed over with one comparison (about 2 ns an entry, against 22 through
-    `dist` and `_offer` for every entry: 0.35 s at 4,000 cities)."""
+    k-th best so far is passed over with one comparison (1.4–4.5 ns an entry at 1,000–8,000
+    cities, against 22 through `dist` and `_offer` for every entry: 0.35 s at 4,000 cities)."""
     n = matrix.shape[0]
     result = np.empty((n, k), dtype=np.int64)
     best_dist = np.empty(k)
