@@ -12,10 +12,16 @@ cost per pair of cities (`MATRIX_COSTS`).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from amsolve.search.candidates.alpha import dense_graph_limit
 from amsolve.search.distances import EUC_3D, EXPLICIT, GEO, MAN_2D, MAX_2D, PLANAR_CODES, DistanceView
+
+WINDOW_PLANAR, WINDOW_MAN_MAX, WINDOW_EUC_3D, WINDOW_GEO = 0.6e-6, 0.8e-6, 0.9e-6, 2.5e-6
+"""Candidates along the start tour (`amsolve.search.candidates.window`) and the search's arrays for
+them, per city, measured at 20,000 and 100,000 cities on an AMD EPYC core: EUC_2D 0.49–0.55 µs
+(0.92 the first time), MAN_2D 0.52–0.79, EUC_3D 0.65–0.87, GEO 2.0–2.4."""
 
 
 class StepCosts(NamedTuple):
@@ -26,21 +32,28 @@ class StepCosts(NamedTuple):
     greedy: float  # the greedy edge tour, given the nearest
     alpha: float  # α candidates beyond their ascent: graphs, a 1-tree, ranking, the penalty network
     curve: float  # the space-filling curve: `neighbours` over the ratio of the two measured at 20,000-100,000 cities
+    window: float  # candidates along the start tour, with the search's arrays for them (`window_fits`)
 
 
-PLANAR_COSTS = StepCosts(neighbours=1.2e-6, wide_neighbours=1.5e-6, greedy=1.5e-6, alpha=6e-6, curve=0.18e-6)
+PLANAR_COSTS = StepCosts(
+    neighbours=1.2e-6, wide_neighbours=1.5e-6, greedy=1.5e-6, alpha=6e-6, curve=0.18e-6, window=WINDOW_PLANAR
+)
 """Planar metrics: 10 nearest 0.9–1.1 µs, 16 nearest 1.1–1.4 µs, greedy edge 1.0–1.5 µs, α
 candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve took 0.29–0.33
 µs on a day the 10 nearest took 2.0–2.1 µs (20,000 and 100,000 cities; at 5,000 the ratio is 4.5,
 not 6.2–7, and the curve's pace judges the nearest a third dearer than they are)."""
 
-GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.36e-6)
+GEO_COSTS = StepCosts(
+    neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.36e-6, window=WINDOW_GEO
+)
 """GEO, whose lengths cost three cosines and an arccosine: 10 nearest 3.0–4.6 µs, 16 nearest
 4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 13–15.5 times
 cheaper than the 10 nearest from 20,000 cities."""
 
 
-MAN_MAX_COSTS = StepCosts(neighbours=3.3e-6, wide_neighbours=4.7e-6, greedy=2.4e-6, alpha=7.8e-6, curve=0.32e-6)
+MAN_MAX_COSTS = StepCosts(
+    neighbours=3.3e-6, wide_neighbours=4.7e-6, greedy=2.4e-6, alpha=7.8e-6, curve=0.32e-6, window=WINDOW_MAN_MAX
+)
 """MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the most
 MAN_2D (the dearer) measured at 5,000 to 100,000 cities on a slow day, when EUC_2D's 10 nearest
 took 1.5–2.1 µs a city against the 0.9–1.1 µs behind `PLANAR_COSTS` (10 nearest 3.0–3.3 µs, 16
@@ -49,7 +62,9 @@ against EUC_2D in the same runs (1.2–1.3 times). Costed at the planar day's sp
 planar figures times the ratios), 100,000 cities under `--time-limit 0.3` took 0.38–0.44 s: their
 nearest seemed to fit and took all of it. The curve about 10 times cheaper than the 10 nearest."""
 
-EUC_3D_COSTS = StepCosts(neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-6, alpha=4.2e-6, curve=0.42e-6)
+EUC_3D_COSTS = StepCosts(
+    neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-6, alpha=4.2e-6, curve=0.42e-6, window=WINDOW_EUC_3D
+)
 """EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 5.6–7.2 µs, 16
 nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
 quadrant neighbours); the curve 16–18 times cheaper than the 10 nearest."""
@@ -58,11 +73,12 @@ MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
 """A matrix's 10 and 16 nearest, per pair of cities (each row read once): 1.4–3.4 and 1.7–4.5 ns
 at 1,000–8,000 cities on an AMD EPYC core, the most at 1,000."""
 
-MATRIX_COSTS = StepCosts(neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0)
+MATRIX_COSTS = StepCosts(neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0, window=math.inf)
 """A matrix's per-city costs but the nearest (`step_costs` adds them for its size): greedy edge
 1.6–3.3 µs a city at 2,000–8,000 cities, α candidates on the sparse graph 5.3–5.8 µs at 4,000 and
 8,000 (AMD EPYC). A matrix has no space-filling curve: where the greedy start does not fit, the
-cities' own order is the start, at no cost."""
+cities' own order is the start, at no cost, and its neighbours in that order are no candidates
+worth searching (`window` never fits)."""
 
 DENSE_ALPHA_PER_PAIR = 40e-9
 """Seconds per pair of cities of α candidates on the complete graph (up to `dense_graph_limit`),
@@ -122,6 +138,16 @@ def greedy_tour_fits(view: DistanceView, seconds: float, speed: float) -> bool:
     """Whether the greedy tour on each city's nearest takes at most `seconds` at the `speed` (a
     `pace`) the nearest were found at."""
     return step_costs(view).greedy * view.n * speed <= seconds
+
+
+WINDOW_SEARCH_SHARE = 0.5
+"""Most of the time left that candidates along the tour may take (`window_fits`): the rest is the search's."""
+
+
+def window_fits(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
+    """Whether candidates along the start tour (where each city's nearest do not fit) leave at least
+    half of `seconds` for the search, at the `speed` (a `pace`) of the step before."""
+    return step_costs(view).window * view.n * speed <= WINDOW_SEARCH_SHARE * seconds
 
 
 def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from amsolve.budget import alpha_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace
+from amsolve.budget import alpha_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace, window_fits
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
@@ -30,8 +30,10 @@ from amsolve.search import check_local_search, improve_tours, iterated_local_sea
 from amsolve.search.candidates import ALPHA_SOURCES, DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
 from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
+from amsolve.search.candidates.window import window_candidates
 from amsolve.search.construct import complete_nearest, construct
 from amsolve.search.distances import EXPLICIT, DistanceView, distance_view, tour_length
+from amsolve.search.space import make_space
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
@@ -274,26 +276,32 @@ def _search(
     """The search from the start: candidate lists, local search, then kicks until `began + budget`;
     returns the best tour. `alpha`: whether α candidates fit in the time (`amsolve.budget`); where
     they do not, each city's nearest stand in. Under a time limit too short for even the nearest,
+    the start's neighbours along it stand in (`window_candidates`), and where not even they fit,
     the start is returned as it is."""
     deadline = began + budget
     starts, view, neighbours = start.tours, start.view, start.neighbours
     if options.local_search == "none":
         return starts[0]
-    if neighbours is None:
-        if options.time_limit is not None and not neighbours_fit(view, deadline - time.perf_counter(), start.speed):
+    left = deadline - time.perf_counter()
+    if neighbours is None and options.time_limit is not None and not neighbours_fit(view, left, start.speed):
+        if not window_fits(view, left, start.speed):
             return starts[0]
-        neighbours = shared_neighbours(view, alpha)
-    share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
-    if options.candidates in ALPHA_SOURCES and not alpha:
-        options = replace(options, candidates="nearest", candidates_k=None)
-    candidates, penalties = _candidates(
-        instance, view, neighbours, start.order, options, networks, share, start.greedy_length
-    )
+        candidates, penalties = window_candidates(view, starts[0]), None
+    else:
+        if neighbours is None:
+            neighbours = shared_neighbours(view, alpha)
+        share = max(0.0, min(CANDIDATE_SHARE * budget, deadline - time.perf_counter()))
+        if options.candidates in ALPHA_SOURCES and not alpha:
+            options = replace(options, candidates="nearest", candidates_k=None)
+        candidates, penalties = _candidates(
+            instance, view, neighbours, start.order, options, networks, share, start.greedy_length
+        )
     local_search_deadline = math.inf
     if options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
+    space = make_space(view, candidates, penalties) if time.perf_counter() < local_search_deadline else None
     tours, lengths = improve_tours(
-        view, starts, options.local_search, candidates, deadline=local_search_deadline, penalties=penalties
+        view, starts, options.local_search, candidates, deadline=local_search_deadline, space=space
     )
     best = tours[int(np.argmin(lengths))]
     report = None
@@ -310,8 +318,8 @@ def _search(
         candidates,
         seed=options.decode.seed,
         on_progress=report,
-        penalties=penalties,
         descended=True,
+        space=space,
     )
     return best
 
@@ -424,6 +432,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     else:
         starts = _constructed(view, options, math.inf, alpha, None).tours
         construct(view, "space-filling")  # the start when the options' one would not fit in the time
+        window_candidates(view, starts[0])  # its candidates when not even each city's nearest would
     if options.local_search != "none":
         neighbours = shared_neighbours(view, alpha)
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent

@@ -31,6 +31,7 @@ from amsolve.search.candidates.alpha import (
 )
 from amsolve.search.candidates.nearest import nearest_neighbours, quadrants_on_sphere
 from amsolve.search.candidates.quadrant import quadrant_neighbours
+from amsolve.search.candidates.window import WINDOW_WIDTH, window_candidates
 from amsolve.search.construct import (
     CONSTRUCTIONS,
     _add_greedily,
@@ -611,3 +612,18 @@ def test_the_search_kernels_are_compiled_without_reference_counting() -> None:
     kernels = (local_search._kicks, local_search._drain, local_search._examine, local_search.kick)
     kernels += (improve_lk, improve_bridge, improve_2opt, improve_oropt, kopt.improve_kopt, merge_tours, _one_tree)
     assert all(function.targetoptions.get("_nrt") is False for function in kernels)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("n", [3, 8, 11, 200])
+def test_window_candidates_are_a_citys_neighbours_along_the_tour_nearest_first(metric: str, n: int) -> None:
+    rng = np.random.default_rng(n)
+    view = coordinate_view(coordinates(rng, n, metric), metric)
+    tour = rng.permutation(n)
+    width = min(WINDOW_WIDTH, (n - 1) // 2)
+    rows = window_candidates(view, tour)
+    assert rows.shape == (n, 2 * width)
+    for p, city in enumerate(tour):
+        around = [int(tour[(p + step) % n]) for step in range(-width, width + 1) if step]
+        expected = sorted(around, key=lambda other: (dist(view.points, view.code, int(city), other), other))
+        assert rows[city].tolist() == expected

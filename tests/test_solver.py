@@ -145,10 +145,12 @@ def test_a_start_that_would_not_fit_gives_way_to_the_space_filling_curve(
 ) -> None:
     """Where each city's nearest and the greedy tour would take longer than the time limit (as at
     100,000 cities in 0.1 s), the start is the space-filling curve (EUC_3D's through x and y);
-    where even the nearest would, it is returned unsearched."""
+    where even the nearest and the candidates along the curve would, it is returned unsearched."""
     import amsolve.budget as budget
 
-    slow = getattr(budget, costs)._replace(greedy=1.0, neighbours=0.0 if searched else 1.0)
+    slow = getattr(budget, costs)._replace(
+        greedy=1.0, neighbours=0.0 if searched else 1.0, window=getattr(budget, costs).window if searched else 1.0
+    )
     monkeypatch.setattr(budget, costs, slow)
     coords = np.random.default_rng(4).uniform(0, 10_000, (300, 3 if metric == "EUC_3D" else 2))
     instance = Instance("u", coords, metric, np.arange(1, 301))
@@ -284,3 +286,23 @@ def test_a_matrix_whose_nearest_would_not_fit_in_the_limit_is_returned_in_its_ow
     monkeypatch.setattr(budget, "MATRIX_WIDE_NEIGHBOURS_PER_PAIR", 1e-12)
     searched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert found and searched.length < 0.5 * solution.length
+
+
+def test_where_not_even_the_nearest_fit_the_curve_is_searched_over_its_own_neighbours(monkeypatch) -> None:
+    """A machine on which each city's nearest would take a second a city but candidates along the
+    start tour almost nothing: the space-filling curve is the start, shortened by a search over
+    each city's neighbours along it; with those too slow, it is returned as it is."""
+    import amsolve.budget as budget
+
+    instance = uniform(2000, 1, seed=5)[0]
+    curve = construct(distance_view(instance), "space-filling")
+    solve_instances([instance], SolveOptions(time_limit=0.05))  # the one-time costs, on the real figures
+    monkeypatch.setattr(amsolve.solver, "warm_up", lambda *args: 0.0)
+    slow_nearest = budget.PLANAR_COSTS._replace(neighbours=1.0, wide_neighbours=1.0, window=1e-12)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", slow_nearest)
+    searched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert sorted(searched.tour.tolist()) == list(range(2000))
+    assert searched.length < 0.95 * instance.tour_length(curve)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", slow_nearest._replace(window=1.0))
+    unsearched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert unsearched.tour.tolist() == curve.tolist()
