@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from amsolve.search.candidates.nearest import _offer
 from amsolve.search.distances import DistanceView, dist
 
 WINDOW_WIDTH = 5
@@ -28,7 +29,7 @@ def window_candidates(view: DistanceView, tour: np.ndarray, width: int = WINDOW_
 
 @njit(cache=True)
 def _window(points: np.ndarray, code: int, tour: np.ndarray, width: int) -> np.ndarray:
-    """`window_candidates`: gathered along the tour, then sorted by distance (insertion, ties to the lower city)."""
+    """`window_candidates`: gathered along the tour, each offered to its city's sorted list (ties to the lower city)."""
     n = tour.shape[0]
     k = 2 * width
     result = np.empty((n, k), dtype=np.int64)
@@ -39,13 +40,5 @@ def _window(points: np.ndarray, code: int, tour: np.ndarray, width: int) -> np.n
         count = 0
         for step in range(1, width + 1):
             for other in (tour[(p + step) % n], tour[(p - step) % n]):
-                d = dist(points, code, city, other)
-                slot = count
-                while slot > 0 and (d < lengths[slot - 1] or (d == lengths[slot - 1] and other < row[slot - 1])):
-                    lengths[slot] = lengths[slot - 1]
-                    row[slot] = row[slot - 1]
-                    slot -= 1
-                lengths[slot] = d
-                row[slot] = other
-                count += 1
+                count = _offer(lengths, row, count, dist(points, code, city, other), other)
     return result
