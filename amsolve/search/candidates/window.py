@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from amsolve.search.candidates.nearest import _offer
+from amsolve.search.candidates.nearest import offer_sorted
 from amsolve.search.distances import DistanceView, dist
 
 WINDOW_WIDTH = 5
@@ -40,5 +40,5 @@ def _window(points: np.ndarray, code: int, tour: np.ndarray, width: int) -> np.n
         count = 0
         for step in range(1, width + 1):
             for other in (tour[(p + step) % n], tour[(p - step) % n]):
-                count = _offer(lengths, row, count, dist(points, code, city, other), other)
+                count = offer_sorted(lengths, row, count, dist(points, code, city, other), other)
     return result
