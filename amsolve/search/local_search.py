@@ -58,6 +58,7 @@ from amsolve.search.moves import kopt, lk
 from amsolve.search.moves.bridge import improve_bridge
 from amsolve.search.moves.or_opt import improve_oropt
 from amsolve.search.moves.two_opt import improve_2opt
+from amsolve.search.restarts import Trials
 from amsolve.search.space import Space, make_space
 from amsolve.search.tour import Tour, commit, journal_full, journal_length, new_tour, redo, replace_order, undo
 
@@ -540,6 +541,7 @@ def iterated_local_search(
         scale = slack_unit_scale(view, state.order)
         schedule = np.array([slack[0] * scale, slack[1] * scale, began, kicks_end, 0.0, 0.0])
         kicked = np.empty(KICKED_CITIES, dtype=np.int64)
+        trials = Trials.first(state.order, length, began)
         while True:  # one kick at least, so that a warm-up reaches every kernel
             until = min(kicks_end, time.perf_counter() + _PROGRESS_EVERY)
             _kicks(
@@ -559,10 +561,18 @@ def iterated_local_search(
                 polish,
                 kicked,
             )
-            if time.perf_counter() >= kicks_end:
+            clock = time.perf_counter()
+            if clock >= kicks_end:
                 break
+            if trials.stalled(clock, float(lengths[1]), schedule[5], view.n, kicks_end, space.tolerance):
+                trials.restart(space, best, float(lengths[1]), merge_work, clock)
+                replace_order(state, trials.start)
+                best[:] = trials.start
+                lengths[:] = trials.start_length
+                schedule[2], schedule[4], schedule[5] = clock, 0.0, 0.0  # a slack schedule of its own
             if on_progress is not None:
-                on_progress(float(lengths[1]))
+                on_progress(min(float(lengths[1]), trials.best_length))
+        best = trials.result(space, best, float(lengths[1]), merge_work)
         if polish:  # the final pass (FINAL_PASS_SHARE)
             final = new_tour(best)
             _local_search(space, final, work, code | _FIVE_OPT, deadline)
