@@ -33,7 +33,8 @@ settles in the best one it found. A search that makes many kicks for its size ru
 slack in several cycles (`CYCLE_KICKS`). The shortest tour met is kept aside,
 copied only when the search leaves it. Every `MERGE_EVERY` kicks the wandering tour is merged
 into the shortest one stretch by stretch (`amsolve.search.merge`), so that what it found in one
-region counts although it is longer elsewhere.
+region counts although it is longer elsewhere. A search that has stopped finding shorter tours
+for long begins a new trial from its first local optimum (`amsolve.search.restarts`).
 """
 
 from __future__ import annotations
