@@ -125,6 +125,11 @@ def greedy_fits(view: DistanceView, seconds: float) -> bool:
     return (costs.neighbours + costs.greedy) * view.n <= seconds
 
 
+def curve_fits(view: DistanceView, seconds: float) -> bool:
+    """Whether the space-filling curve takes at most `seconds` (always for a matrix, which has none)."""
+    return step_costs(view).curve * view.n <= seconds
+
+
 def pace(view: DistanceView, step: str, seconds: float) -> float:
     """How many times its per-city figure (the `StepCosts` field `step`) a step has just taken: the
     machine's speed of the moment, which the figures cannot know (the same steps ran up to twice

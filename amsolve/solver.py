@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from amsolve.budget import alpha_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace, window_fits
+from amsolve.budget import alpha_fits, curve_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace, window_fits
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
@@ -357,13 +357,16 @@ def _constructed(
     """The start the construction of `options` builds, by `deadline` (a `perf_counter` value) where
     it can: a start that needs each city's nearest (greedy edge, nearest neighbour) gives way to
     the space-filling curve when they and the tour would not fit (`amsolve.budget`), judged again
-    by what the nearest took once found. `wide`: whether α candidates follow; `order`: as in
+    by what the nearest took once found, and to the cities' own order where not even the curve
+    would fit. `wide`: whether α candidates follow; `order`: as in
     `Start` (cities already numbered along the curve, which is then the identity). The start
     carries the pace of its last step, by which the search judges whether the nearest fit.
     A matrix has no curve: its cities' own order stands in (`_cheapest_start`)."""
     strategy, seed = options.decode.strategy, options.decode.seed
     started = time.perf_counter()
     if strategy in ("greedy-edge", "nearest") and not greedy_fits(view, deadline - started):
+        if not curve_fits(view, deadline - started):  # nor anything else: the cities' own order
+            return Start(np.arange(view.n, dtype=np.int64)[None], view, None, None, order)
         tour = _cheapest_start(view, None)  # the curve built again where order is given: its pace is needed
         return Start(tour[None], view, None, None, order, pace(view, "curve", time.perf_counter() - started))
     if strategy not in ("greedy-edge", "nearest"):

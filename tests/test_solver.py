@@ -306,3 +306,22 @@ def test_where_not_even_the_nearest_fit_the_curve_is_searched_over_its_own_neigh
     monkeypatch.setattr(budget, "PLANAR_COSTS", slow_nearest._replace(window=1.0))
     unsearched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert unsearched.tour.tolist() == curve.tolist()
+
+
+def test_where_not_even_the_curve_fits_the_cities_own_order_is_returned(monkeypatch) -> None:
+    """A machine on which the space-filling curve, the cheapest start of coordinates, would take a
+    second a city (and so would everything dearer): the cities' own order is returned, the curve
+    never built."""
+    import amsolve.budget as budget
+
+    instance = uniform(2000, 1, seed=6)[0]
+    solve_instances([instance], SolveOptions(time_limit=0.05))  # the one-time costs, on the real figures
+    monkeypatch.setattr(amsolve.solver, "warm_up", lambda *args: 0.0)
+    built = []
+    real = amsolve.solver.construct
+    monkeypatch.setattr(
+        amsolve.solver, "construct", lambda view, name, *args: built.append(name) or real(view, name, *args)
+    )
+    monkeypatch.setattr(budget, "PLANAR_COSTS", budget.PLANAR_COSTS._replace(neighbours=1.0, curve=1.0, window=1.0))
+    solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert solution.tour.tolist() == list(range(2000)) and not built
