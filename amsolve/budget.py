@@ -33,17 +33,26 @@ class StepCosts(NamedTuple):
     alpha: float  # α candidates beyond their ascent: graphs, a 1-tree, ranking, the penalty network
     curve: float  # the space-filling curve: `neighbours` over the ratio of the two measured at 20,000-100,000 cities
     window: float  # candidates along the start tour, with the search's arrays for them (`window_fits`)
+    space: float  # the search's arrays for each city's nearest (`make_space`; `neighbours_fit`)
 
 
 PLANAR_COSTS = StepCosts(
-    neighbours=1.2e-6, wide_neighbours=1.5e-6, greedy=1.5e-6, alpha=6e-6, curve=0.18e-6, window=WINDOW_PLANAR
+    neighbours=1.2e-6,
+    wide_neighbours=1.5e-6,
+    greedy=1.5e-6,
+    alpha=6e-6,
+    curve=0.18e-6,
+    window=WINDOW_PLANAR,
+    space=0.12e-6,
 )
 """Planar metrics: 10 nearest 0.9–1.1 µs, 16 nearest 1.1–1.4 µs, greedy edge 1.0–1.5 µs, α
 candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve took 0.29–0.33
 µs on a day the 10 nearest took 2.0–2.1 µs (20,000 and 100,000 cities; at 5,000 the ratio is 4.5,
 not 6.2–7, and the curve's pace judges the nearest a third dearer than they are)."""
 
-GEO_COSTS = StepCosts(neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.3e-6, window=WINDOW_GEO)
+GEO_COSTS = StepCosts(
+    neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.3e-6, window=WINDOW_GEO, space=1.7e-6
+)
 """GEO, whose lengths cost three cosines and an arccosine: 10 nearest 3.0–4.6 µs, 16 nearest
 4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 13–15.5 times
 cheaper than the 10 nearest from 20,000 cities, 0.27–0.29 µs on an AMD EPYC core (0.36 µs, the
@@ -51,7 +60,13 @@ figure before, made 100,000 cities under `--time-limit 0.03` skip a curve that f
 
 
 MAN_MAX_COSTS = StepCosts(
-    neighbours=3.3e-6, wide_neighbours=4.7e-6, greedy=2.4e-6, alpha=7.8e-6, curve=0.32e-6, window=WINDOW_MAN_MAX
+    neighbours=3.3e-6,
+    wide_neighbours=4.7e-6,
+    greedy=2.4e-6,
+    alpha=7.8e-6,
+    curve=0.32e-6,
+    window=WINDOW_MAN_MAX,
+    space=0.35e-6,
 )
 """MAN_2D and MAX_2D, whose nearest the planar grid finds by their own rounded distance: the most
 MAN_2D (the dearer) measured at 5,000 to 100,000 cities on a slow day, when EUC_2D's 10 nearest
@@ -62,7 +77,13 @@ planar figures times the ratios), 100,000 cities under `--time-limit 0.3` took 0
 nearest seemed to fit and took all of it. The curve about 10 times cheaper than the 10 nearest."""
 
 EUC_3D_COSTS = StepCosts(
-    neighbours=7.2e-6, wide_neighbours=8.0e-6, greedy=2.3e-6, alpha=4.2e-6, curve=0.42e-6, window=WINDOW_EUC_3D
+    neighbours=7.2e-6,
+    wide_neighbours=8.0e-6,
+    greedy=2.3e-6,
+    alpha=4.2e-6,
+    curve=0.42e-6,
+    window=WINDOW_EUC_3D,
+    space=0.35e-6,
 )
 """EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 5.6–7.2 µs, 16
 nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
@@ -72,7 +93,9 @@ MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
 """A matrix's 10 and 16 nearest, per pair of cities (each row read once): 1.4–3.4 and 1.7–4.5 ns
 at 1,000–8,000 cities on an AMD EPYC core, the most at 1,000."""
 
-MATRIX_COSTS = StepCosts(neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0, window=math.inf)
+MATRIX_COSTS = StepCosts(
+    neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0, window=math.inf, space=0.12e-6
+)
 """A matrix's per-city costs but the nearest (`step_costs` adds them for its size): greedy edge
 1.6–3.3 µs a city at 2,000–8,000 cities, α candidates on the sparse graph 5.3–5.8 µs at 4,000 and
 8,000 (AMD EPYC). A matrix has no space-filling curve: where the greedy start does not fit, the
@@ -168,5 +191,9 @@ def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bo
     greedy start did not fit: 20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day
     (the figure says 1.2), and the curve 0.29–0.35 µs, the ratio the figures hold from 20,000
     cities up; judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the
-    nearest and took 41–53 ms."""
-    return step_costs(view).neighbours * view.n * speed <= seconds
+    nearest and took 41–53 ms. The search's arrays for them count too (`StepCosts.space`, measured
+    on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12 µs a city, MAN_2D 0.21–0.35,
+    EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths): uncosted, GEO's 25–35 ms at 20,000
+    cities made solves under `--time-limit 0.1` whose nearest just fitted take 0.11–0.13 s."""
+    costs = step_costs(view)
+    return (costs.neighbours + costs.space) * view.n * speed <= seconds

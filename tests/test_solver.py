@@ -325,3 +325,24 @@ def test_where_not_even_the_curve_fits_the_cities_own_order_is_returned(monkeypa
     monkeypatch.setattr(budget, "PLANAR_COSTS", budget.PLANAR_COSTS._replace(neighbours=1.0, curve=1.0, window=1.0))
     solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert solution.tour.tolist() == list(range(2000)) and not built
+
+
+def test_the_nearest_fit_only_with_the_search_arrays_they_need(monkeypatch) -> None:
+    """Each city's nearest almost free but the search's arrays for them (`StepCosts.space`) a second
+    a city: the nearest are not found, and the curve is returned as it is."""
+    import amsolve.budget as budget
+
+    instance = uniform(2000, 1, seed=7)[0]
+    curve = construct(distance_view(instance), "space-filling")
+    solve_instances([instance], SolveOptions(time_limit=0.05))  # the one-time costs, on the real figures
+    monkeypatch.setattr(amsolve.solver, "warm_up", lambda *args: 0.0)
+    found = []
+    real = amsolve.solver.shared_neighbours
+    monkeypatch.setattr(amsolve.solver, "shared_neighbours", lambda *args: found.append(1) or real(*args))
+    costly_arrays = budget.PLANAR_COSTS._replace(neighbours=1e-12, greedy=1.0, space=1.0, window=1.0)
+    monkeypatch.setattr(budget, "PLANAR_COSTS", costly_arrays)
+    solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert solution.tour.tolist() == curve.tolist() and not found
+    monkeypatch.setattr(budget, "PLANAR_COSTS", costly_arrays._replace(space=1e-12))
+    searched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
+    assert found and searched.length < 0.95 * solution.length
