@@ -94,7 +94,7 @@ MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
 at 1,000–8,000 cities on an AMD EPYC core, the most at 1,000."""
 
 MATRIX_COSTS = StepCosts(
-    neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0, window=math.inf, space=0.12e-6
+    neighbours=0.0, wide_neighbours=0.0, greedy=3.0e-6, alpha=8e-6, curve=0.0, window=math.inf, space=1.5e-6
 )
 """A matrix's per-city costs but the nearest (`step_costs` adds them for its size): greedy edge
 1.6–3.3 µs a city at 2,000–8,000 cities, α candidates on the sparse graph 5.3–5.8 µs at 4,000 and
@@ -193,7 +193,8 @@ def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bo
     cities up; judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the
     nearest and took 41–53 ms. The search's arrays for them count too (`StepCosts.space`, measured
     on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12 µs a city, MAN_2D 0.21–0.35,
-    EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths): uncosted, GEO's 25–35 ms at 20,000
+    EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a matrix's 1.06–1.56 at 5,000 and
+    10,000 cities, its rows read at random): uncosted, GEO's 25–35 ms at 20,000
     cities made solves under `--time-limit 0.1` whose nearest just fitted take 0.11–0.13 s."""
     costs = step_costs(view)
     return (costs.neighbours + costs.space) * view.n * speed <= seconds
