@@ -111,6 +111,20 @@ def test_geo_truncates_degrees() -> None:
     assert pair_distances(coords, "GEO", np.array([0]), np.array([1]))[0] == 2.0
 
 
+def test_geo_radians_in_blocks_equal_the_formula_in_one_go() -> None:
+    """Converted in place block by block (`GEO_BLOCK_VALUES`), every value as TSPLIB's formula
+    gives it, bit for bit: a last digit off could move a truncated distance by a kilometre."""
+    from amsolve.problem.distance import GEO_BLOCK_VALUES, GEO_PI, geo_radians_in_place
+
+    rng = np.random.default_rng(4)
+    values = np.round(rng.uniform(-180.0, 180.0, (3 * GEO_BLOCK_VALUES + 7, 2)), rng.integers(0, 7))
+    degrees = np.trunc(values)
+    expected = GEO_PI * (degrees + 5.0 * (values - degrees) / 3.0) / 180.0
+    converted = values.copy()
+    assert geo_radians_in_place(converted) is converted
+    assert np.array_equal(converted, expected)
+
+
 @pytest.mark.parametrize("metric", METRICS)
 def test_a_city_is_at_distance_zero_from_itself(metric: str) -> None:
     coords = np.array([[16.47, 96.10, 1.0], [16.47, 94.44, 2.0], [20.09, 92.54, 3.0]])

@@ -50,11 +50,17 @@ def tour_problem(tour_ids: np.ndarray, ids: np.ndarray) -> str | None:
 
 def is_permutation(tour: np.ndarray, n: int) -> bool:
     """Whether `tour` is a 1-D integer array holding each of 0..n-1 once: the check every solve
-    makes on its result, so it is kept to a few microseconds at a hundred cities (`tour_problem`
-    says what is wrong, and takes longer)."""
+    makes on its result, so it is kept to a few microseconds at a hundred cities and linear in n
+    (a sort took 1.4 ms at 100,000 cities; `tour_problem` says what is wrong, and takes longer)."""
     if tour.ndim != 1 or tour.shape[0] != n or not np.issubdtype(tour.dtype, np.integer):
         return False
-    return bool((np.sort(tour) == np.arange(n)).all())
+    if n == 0:
+        return True
+    if tour.min() < 0 or tour.max() >= n:
+        return False
+    seen = np.zeros(n, dtype=bool)  # n values in range(n): each seen once, or some missing
+    seen[tour] = True
+    return bool(seen.all())
 
 
 def _read_only(values: np.ndarray, dtype: type) -> np.ndarray:

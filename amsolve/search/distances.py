@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from amsolve.errors import InputError
-from amsolve.problem.distance import GEO_EARTH_RADIUS, METRICS, _geo_radians
+from amsolve.problem.distance import GEO_EARTH_RADIUS, METRICS, geo_radians_in_place
 from amsolve.problem.instance import Instance
 
 EUCLIDEAN, EUC_2D, CEIL_2D, ATT, GEO, MAN_2D, MAX_2D, EUC_3D, EXPLICIT = range(9)
@@ -70,7 +70,7 @@ def kernel_points(coords: np.ndarray, code: int) -> np.ndarray:
     if code == EXPLICIT:
         return np.ascontiguousarray(coords)
     points = np.array(coords, dtype=np.float64, order="C")
-    return _geo_radians(points) if code == GEO else points
+    return geo_radians_in_place(points) if code == GEO else points
 
 
 def distance_view(instance: Instance) -> DistanceView:
