@@ -41,22 +41,22 @@ PLANAR_COSTS = StepCosts(
     wide_neighbours=1.5e-6,
     greedy=1.5e-6,
     alpha=6e-6,
-    curve=0.18e-6,
+    curve=0.07e-6,
     window=WINDOW_PLANAR,
     space=0.12e-6,
 )
 """Planar metrics: 10 nearest 0.9–1.1 µs, 16 nearest 1.1–1.4 µs, greedy edge 1.0–1.5 µs, α
-candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve took 0.29–0.33
-µs on a day the 10 nearest took 2.0–2.1 µs (20,000 and 100,000 cities; at 5,000 the ratio is 4.5,
-not 6.2–7, and the curve's pace judges the nearest a third dearer than they are)."""
+candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve 17 times
+cheaper than the 10 nearest at 20,000 cities and 24 times at 100,000 (0.06–0.10 µs against
+1.4–1.8 on an AMD EPYC core)."""
 
 GEO_COSTS = StepCosts(
-    neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.3e-6, window=WINDOW_GEO, space=1.7e-6
+    neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.1e-6, window=WINDOW_GEO, space=1.7e-6
 )
 """GEO, whose lengths cost three cosines and an arccosine: 10 nearest 3.0–4.6 µs, 16 nearest
-4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 13–15.5 times
-cheaper than the 10 nearest from 20,000 cities, 0.27–0.29 µs on an AMD EPYC core (0.36 µs, the
-figure before, made 100,000 cities under `--time-limit 0.03` skip a curve that fits)."""
+4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 50 times
+cheaper than the 10 nearest at 20,000 and 100,000 cities (0.07–0.08 µs against 3.3–4.0 on an AMD
+EPYC core)."""
 
 
 MAN_MAX_COSTS = StepCosts(
@@ -64,7 +64,7 @@ MAN_MAX_COSTS = StepCosts(
     wide_neighbours=4.7e-6,
     greedy=2.4e-6,
     alpha=7.8e-6,
-    curve=0.32e-6,
+    curve=0.1e-6,
     window=WINDOW_MAN_MAX,
     space=0.35e-6,
 )
@@ -74,20 +74,22 @@ took 1.5–2.1 µs a city against the 0.9–1.1 µs behind `PLANAR_COSTS` (10 ne
 nearest 4.1–4.6, greedy edge 1.8–2.4); α candidates the planar figure times what MAN_2D measured
 against EUC_2D in the same runs (1.2–1.3 times). Costed at the planar day's speed instead (the
 planar figures times the ratios), 100,000 cities under `--time-limit 0.3` took 0.38–0.44 s: their
-nearest seemed to fit and took all of it. The curve about 10 times cheaper than the 10 nearest."""
+nearest seemed to fit and took all of it. The curve 25–32 times cheaper than MAN_2D's 10 nearest
+(0.06–0.09 µs at 20,000 and 100,000 cities on an AMD EPYC core)."""
 
 EUC_3D_COSTS = StepCosts(
     neighbours=7.2e-6,
     wide_neighbours=8.0e-6,
     greedy=2.3e-6,
     alpha=4.2e-6,
-    curve=0.42e-6,
+    curve=0.32e-6,
     window=WINDOW_EUC_3D,
     space=0.35e-6,
 )
 """EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 5.6–7.2 µs, 16
 nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
-quadrant neighbours); the curve 16–18 times cheaper than the 10 nearest."""
+quadrant neighbours); the curve 22–23 times cheaper than the 10 nearest (0.18–0.30 µs at 20,000
+and 100,000 cities on an AMD EPYC core)."""
 
 MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
 """A matrix's 10 and 16 nearest, per pair of cities (each row read once): 1.4–3.4 and 1.7–4.5 ns
@@ -155,8 +157,8 @@ own order, is built where it takes at most this many times the time left (`curve
 def curve_fits(view: DistanceView, seconds: float) -> bool:
     """Whether the space-filling curve takes at most `OVERRUN_ALLOWED` × `seconds` (always for a
     matrix, which has none). Where it does not, nothing else does: the cities' own order is the tour.
-    Measured on an AMD EPYC core at 20,000 and 100,000 uniform cities: the curve alone 0.29–0.30 µs
-    a city (EUC_2D), 0.28–0.33 (MAN_2D), 0.37–0.42 (EUC_3D), 0.27–0.29 (GEO)."""
+    Measured on an AMD EPYC core at 20,000 and 100,000 uniform cities: the curve alone 0.06–0.10 µs
+    a city (EUC_2D), 0.06–0.09 (MAN_2D), 0.18–0.30 (EUC_3D), 0.07–0.08 (GEO)."""
     return step_costs(view).curve * view.n <= OVERRUN_ALLOWED * seconds
 
 
@@ -188,10 +190,10 @@ def window_fits(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
 def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
     """Whether each city's nearest, which every search needs, take at most `seconds`, at the
     `speed` (a `pace`) of the step before. The space-filling curve is the step before where the
-    greedy start did not fit: 20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day
-    (the figure says 1.2), and the curve 0.29–0.35 µs, the ratio the figures hold from 20,000
-    cities up; judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the
-    nearest and took 41–53 ms. The search's arrays for them count too (`StepCosts.space`, measured
+    greedy start did not fit, and its figure holds the ratio of the two measured from 20,000 cities
+    up: 20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day (the figure says 1.2);
+    judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the nearest and took
+    41–53 ms. The search's arrays for them count too (`StepCosts.space`, measured
     on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12 µs a city, MAN_2D 0.21–0.35,
     EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a matrix's 1.06–1.56 at 5,000 and
     10,000 cities, its rows read at random): uncosted, GEO's 25–35 ms at 20,000

@@ -35,8 +35,10 @@ from amsolve.search.candidates.window import WINDOW_WIDTH, window_candidates
 from amsolve.search.construct import (
     CONSTRUCTIONS,
     _add_greedily,
+    _curve_cells,
     _hilbert_index,
     _hilbert_index_3d,
+    _stable_order,
     complete_nearest,
     construct,
 )
@@ -505,6 +507,44 @@ def test_the_hilbert_curves_fill_each_aligned_block_of_cells_in_one_stretch_of_n
     assert sorted(index - index.min()) == list(range(8**dimensions))
     steps = np.abs(np.diff(cells[np.argsort(index)], axis=0)).sum(axis=1)
     assert (steps == 1).all()
+
+
+def hilbert_index_by_turning(x: int, y: int) -> int:
+    """The order-16 Hilbert index of cell (x, y) as the textbook computes it: the coordinates
+    themselves reflected and swapped at each level."""
+    d, s = 0, 1 << 15
+    while s > 0:
+        rx, ry = int(x & s > 0), int(y & s > 0)
+        d += s * s * ((3 * rx) ^ ry)
+        if ry == 0:
+            if rx == 1:
+                x, y = 65535 - x, 65535 - y
+            x, y = y, x
+        s >>= 1
+    return d
+
+
+def test_the_hilbert_index_kept_as_turn_bits_equals_the_textbook_one() -> None:
+    cells = np.random.default_rng(3).integers(0, 65536, (300, 2))
+    cells[:4] = [[0, 0], [65535, 65535], [0, 65535], [65535, 0]]
+    expected = [hilbert_index_by_turning(int(x), int(y)) for x, y in cells]
+    assert _hilbert_index(cells[:, 0], cells[:, 1]).tolist() == expected
+
+
+@pytest.mark.parametrize("high", [1, 5, 1 << 32, 1 << 48])
+def test_the_curve_order_is_the_stable_argsort_with_or_without_room_for_packed_keys(high: int) -> None:
+    """Few distinct values (many ties kept in position order) and values too wide to share 63 bits
+    with a position (the plain stable argsort then)."""
+    index = np.random.default_rng(high % 97).integers(0, high, 5000, dtype=np.int64)
+    expected = np.argsort(index, kind="stable")
+    order = _stable_order(index.copy())
+    assert order.dtype == np.int64 and np.array_equal(order, expected)
+
+
+def test_the_curve_cells_span_the_widest_axis_and_keep_the_last_cell() -> None:
+    points = np.array([[0.0, 10.0], [4.0, 10.0], [2.0, 12.0], [1.0, 11.0]])
+    assert _curve_cells(points).tolist() == [[0, 0], [65535, 0], [32767, 32767], [16383, 16383]]
+    assert _curve_cells(np.ones((3, 3))).tolist() == [[0, 0, 0]] * 3
 
 
 def test_the_space_filling_tour_of_cities_in_a_cube_follows_the_3d_curve() -> None:
