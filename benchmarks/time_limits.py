@@ -5,7 +5,8 @@ cube, EUC_3D, on the Earth, GEO, and in the plane given as a distance matrix, EX
     python benchmarks/time_limits.py --sizes 200,1000,5000,20000 --budgets 0.01,0.03,0.1,0.3,1
 
 Each cell solves a few seeded instances in one call of the Python API (as `amsolve solve` does,
-the one-time costs paid first, apart), one thread; the seconds are each instance's own wall time.
+the one-time costs paid first, apart, and glibc's mmap threshold fixed from `LARGE_INSTANCE_CITIES`
+on), one thread; the seconds are each instance's own wall time.
 What the solve returned is shown as its length over the greedy edge tour's (built apart, untimed):
 below 1 the search ran, about 1 the greedy start was all that fitted, above 1 a cheaper start
 stood in for it. Run it under `taskset -c N` on a quiet core.
@@ -17,7 +18,7 @@ import argparse
 
 import numpy as np
 
-from amsolve.machine import machine_description
+from amsolve.machine import LARGE_INSTANCE_CITIES, fix_malloc_mmap_threshold, machine_description
 from amsolve.problem import Instance
 from amsolve.search.construct import construct
 from amsolve.search.distances import distance_view
@@ -53,6 +54,8 @@ def main() -> None:
     parser.add_argument("--metrics", default="EUC_2D,GEO")
     parser.add_argument("--instances", type=int, default=3, help="instances per size and metric")
     args = parser.parse_args()
+    if max(int(size) for size in args.sizes.split(",")) >= LARGE_INSTANCE_CITIES:
+        fix_malloc_mmap_threshold()  # as `amsolve solve` does
     print(f"Machine: {machine_description()}\n")
     print(
         "| metric | cities | budget (s) | seconds, mean | seconds, most | most / budget | over 1.1 × budget "
