@@ -31,7 +31,7 @@ class StepCosts(NamedTuple):
     wide_neighbours: float  # each city's 16 nearest, which α candidates rank
     greedy: float  # the greedy edge tour, given the nearest
     alpha: float  # α candidates beyond their ascent: graphs, a 1-tree, ranking, the penalty network
-    curve: float  # the space-filling curve: `neighbours` over the ratio of the two measured at 20,000-100,000 cities
+    curve: float  # the space-filling curve (`curve_fits`, `curve_pace`)
     window: float  # candidates along the start tour, with the search's arrays for them (`window_fits`)
     space: float  # the search's arrays for each city's nearest (`make_space`; `neighbours_fit`)
 
@@ -41,22 +41,20 @@ PLANAR_COSTS = StepCosts(
     wide_neighbours=1.5e-6,
     greedy=1.5e-6,
     alpha=6e-6,
-    curve=0.07e-6,
+    curve=0.08e-6,
     window=WINDOW_PLANAR,
     space=0.12e-6,
 )
 """Planar metrics: 10 nearest 0.9–1.1 µs, 16 nearest 1.1–1.4 µs, greedy edge 1.0–1.5 µs, α
-candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve 17 times
-cheaper than the 10 nearest at 20,000 cities and 24 times at 100,000 (0.06–0.10 µs against
-1.4–1.8 on an AMD EPYC core)."""
+candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve 0.06–0.10 µs
+(AMD EPYC, 20,000 and 100,000 cities)."""
 
 GEO_COSTS = StepCosts(
-    neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.1e-6, window=WINDOW_GEO, space=1.7e-6
+    neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.09e-6, window=WINDOW_GEO, space=1.7e-6
 )
 """GEO, whose lengths cost three cosines and an arccosine: 10 nearest 3.0–4.6 µs, 16 nearest
-4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 50 times
-cheaper than the 10 nearest at 20,000 and 100,000 cities (0.07–0.08 µs against 3.3–4.0 on an AMD
-EPYC core)."""
+4.2–6.9 µs, greedy edge 1.4–2.1 µs, α candidates 10 µs at 20,000 cities; the curve 0.07–0.10 µs
+(AMD EPYC, 20,000 and 100,000 cities)."""
 
 
 MAN_MAX_COSTS = StepCosts(
@@ -64,7 +62,7 @@ MAN_MAX_COSTS = StepCosts(
     wide_neighbours=4.7e-6,
     greedy=2.4e-6,
     alpha=7.8e-6,
-    curve=0.1e-6,
+    curve=0.08e-6,
     window=WINDOW_MAN_MAX,
     space=0.35e-6,
 )
@@ -74,22 +72,21 @@ took 1.5–2.1 µs a city against the 0.9–1.1 µs behind `PLANAR_COSTS` (10 ne
 nearest 4.1–4.6, greedy edge 1.8–2.4); α candidates the planar figure times what MAN_2D measured
 against EUC_2D in the same runs (1.2–1.3 times). Costed at the planar day's speed instead (the
 planar figures times the ratios), 100,000 cities under `--time-limit 0.3` took 0.38–0.44 s: their
-nearest seemed to fit and took all of it. The curve 25–32 times cheaper than MAN_2D's 10 nearest
-(0.06–0.09 µs at 20,000 and 100,000 cities on an AMD EPYC core)."""
+nearest seemed to fit and took all of it. The curve 0.06–0.09 µs (AMD EPYC, 20,000 and 100,000
+cities)."""
 
 EUC_3D_COSTS = StepCosts(
     neighbours=7.2e-6,
     wide_neighbours=8.0e-6,
     greedy=2.3e-6,
     alpha=4.2e-6,
-    curve=0.32e-6,
+    curve=0.28e-6,
     window=WINDOW_EUC_3D,
     space=0.35e-6,
 )
 """EUC_3D, whose nearest a grid of cubes finds, measured the same way (10 nearest 5.6–7.2 µs, 16
 nearest 6.5–8.0, greedy edge 1.7–2.2; α candidates 0.5–0.7 times EUC_2D's: its sparse graph has no
-quadrant neighbours); the curve 22–23 times cheaper than the 10 nearest (0.18–0.30 µs at 20,000
-and 100,000 cities on an AMD EPYC core)."""
+quadrant neighbours); the curve 0.18–0.30 µs (AMD EPYC, 20,000 and 100,000 cities)."""
 
 MATRIX_NEIGHBOURS_PER_PAIR, MATRIX_WIDE_NEIGHBOURS_PER_PAIR = 3.5e-9, 4.5e-9
 """A matrix's 10 and 16 nearest, per pair of cities (each row read once): 1.4–3.4 and 1.7–4.5 ns
@@ -151,15 +148,24 @@ def greedy_fits(view: DistanceView, seconds: float) -> bool:
 
 OVERRUN_ALLOWED = 1.1
 """How much longer than its time limit a solve may take: the curve, the last start before the cities'
-own order, is built where it takes at most this many times the time left (`curve_fits`)."""
+own order, is built where at its slowest it would end within this many times the time left (`curve_fits`)."""
+
+CURVE_SPREAD = 1.25
+"""The slowest the curve ran against its figure: 0.06–0.10 µs a city at 100,000 EUC_2D cities in
+repeated runs, under the mmap threshold `amsolve solve` fixes (its arrays mapped afresh each time)."""
+
+FINISH = 0.01e-6
+"""Seconds per city after the search: checking the tour and putting it back in the file's order
+(0.5–0.8 ms at 100,000 cities)."""
 
 
 def curve_fits(view: DistanceView, seconds: float) -> bool:
-    """Whether the space-filling curve takes at most `OVERRUN_ALLOWED` × `seconds` (always for a
-    matrix, which has none). Where it does not, nothing else does: the cities' own order is the tour.
-    Measured on an AMD EPYC core at 20,000 and 100,000 uniform cities: the curve alone 0.06–0.10 µs
-    a city (EUC_2D), 0.06–0.09 (MAN_2D), 0.18–0.30 (EUC_3D), 0.07–0.08 (GEO)."""
-    return step_costs(view).curve * view.n <= OVERRUN_ALLOWED * seconds
+    """Whether the space-filling curve at its slowest (`CURVE_SPREAD`), and the finish, take at most
+    `OVERRUN_ALLOWED` × `seconds` (always for a matrix, which has none). Where they do not, nothing
+    else does: the cities' own order is the tour. Measured on an AMD EPYC core at 20,000 and
+    100,000 uniform cities: the curve alone 0.06–0.10 µs a city (EUC_2D), 0.06–0.09 (MAN_2D),
+    0.18–0.30 (EUC_3D), 0.07–0.10 (GEO)."""
+    return (CURVE_SPREAD * step_costs(view).curve + FINISH) * view.n <= OVERRUN_ALLOWED * seconds
 
 
 def pace(view: DistanceView, step: str, seconds: float) -> float:
@@ -169,6 +175,13 @@ def pace(view: DistanceView, step: str, seconds: float) -> float:
     (a matrix's start in its own order)."""
     cost = getattr(step_costs(view), step) * view.n
     return seconds / cost if cost > 0.0 else 1.0
+
+
+def curve_pace(view: DistanceView, seconds: float) -> float:
+    """The curve's `pace`, as a judge of the steps after it, never below 1: a slow curve says the
+    machine is slow, but a fast one does not say the nearest will be (at 100,000 uniform cities the
+    curve took 0.06–0.07 µs a city, under its figure, while the nearest took 1.4–1.8 µs, over theirs)."""
+    return max(1.0, pace(view, "curve", seconds))
 
 
 def greedy_tour_fits(view: DistanceView, seconds: float, speed: float) -> bool:
@@ -190,13 +203,13 @@ def window_fits(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
 def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
     """Whether each city's nearest, which every search needs, take at most `seconds`, at the
     `speed` (a `pace`) of the step before. The space-filling curve is the step before where the
-    greedy start did not fit, and its figure holds the ratio of the two measured from 20,000 cities
-    up: 20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day (the figure says 1.2);
-    judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the nearest and took
-    41–53 ms. The search's arrays for them count too (`StepCosts.space`, measured
-    on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12 µs a city, MAN_2D 0.21–0.35,
-    EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a matrix's 1.06–1.56 at 5,000 and
-    10,000 cities, its rows read at random): uncosted, GEO's 25–35 ms at 20,000
-    cities made solves under `--time-limit 0.1` whose nearest just fitted take 0.11–0.13 s."""
+    greedy start did not fit (`curve_pace`): 20,000 uniform cities' nearest took 1.8–2.1 µs a city
+    on a slow day (the figure says 1.2); judged by the figure alone, 5 of 12 solves under
+    `--time-limit 0.03` found the nearest and took 41–53 ms. The search's arrays for them count too
+    (`StepCosts.space`, measured on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12
+    µs a city, MAN_2D 0.21–0.35, EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a
+    matrix's 1.06–1.56 at 5,000 and 10,000 cities, its rows read at random): uncosted, GEO's 25–35
+    ms at 20,000 cities made solves under `--time-limit 0.1` whose nearest just fitted take
+    0.11–0.13 s."""
     costs = step_costs(view)
     return (costs.neighbours + costs.space) * view.n * speed <= seconds

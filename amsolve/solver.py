@@ -17,7 +17,16 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from amsolve.budget import alpha_fits, curve_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace, window_fits
+from amsolve.budget import (
+    alpha_fits,
+    curve_fits,
+    curve_pace,
+    greedy_fits,
+    greedy_tour_fits,
+    neighbours_fit,
+    pace,
+    window_fits,
+)
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
@@ -304,6 +313,8 @@ def _search(
         view, starts, options.local_search, candidates, deadline=local_search_deadline, space=space
     )
     best = tours[int(np.argmin(lengths))]
+    if time.perf_counter() >= deadline:  # no time for kicks: spare their set-up (0.7 ms at 20,000 cities)
+        return best
     report = None
     if on_search_progress is not None and budget >= PROGRESS_AFTER:
 
@@ -368,10 +379,10 @@ def _constructed(
         if not curve_fits(view, deadline - started):  # nor anything else: the cities' own order
             return Start(np.arange(view.n, dtype=np.int64)[None], view, None, None, order)
         tour = _cheapest_start(view, None)  # the curve built again where order is given: its pace is needed
-        return Start(tour[None], view, None, None, order, pace(view, "curve", time.perf_counter() - started))
+        return Start(tour[None], view, None, None, order, curve_pace(view, time.perf_counter() - started))
     if strategy not in ("greedy-edge", "nearest"):
         tour = construct(view, strategy, seed)
-        speed = pace(view, "curve", time.perf_counter() - started) if strategy == "space-filling" else 1.0
+        speed = curve_pace(view, time.perf_counter() - started) if strategy == "space-filling" else 1.0
         return Start(tour[None], view, None, None, order, speed)
     neighbours = shared_neighbours(view, wide)
     found = time.perf_counter()

@@ -228,6 +228,19 @@ def test_is_permutation(tour: list, expected: bool) -> None:
     assert is_permutation(np.array(tour), 4) is expected
 
 
+def test_rows_are_permutations_as_a_sort_of_each_row_says() -> None:
+    """Rows out of range, with repeats, missing cities, or permutations, mixed in one array."""
+    from amsolve.problem.instance import _rows_are_permutations
+
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        n, k = int(rng.integers(1, 8)), int(rng.integers(1, 5))
+        tours = rng.integers(-1, n + 1, (k, n))
+        tours[rng.random(k) < 0.5] = rng.permutation(n)
+        expected = (np.sort(tours, axis=1) == np.arange(n)).all(axis=1)
+        assert _rows_are_permutations(tours, n).tolist() == expected.tolist()
+
+
 def test_validate_tour_returns_int64() -> None:
     tour = square().validate_tour(np.array([3, 2, 1, 0], dtype=np.int32))
     assert tour.dtype == np.int64 and tour.tolist() == [3, 2, 1, 0]

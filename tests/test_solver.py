@@ -13,7 +13,7 @@ from amsolve.errors import InputError
 from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance
 from amsolve.search.construct import construct
-from amsolve.search.distances import distance_view
+from amsolve.search.distances import DistanceView, distance_view
 from amsolve.solver import SolveOptions, as_instance, solve_instances
 
 
@@ -325,6 +325,20 @@ def test_where_not_even_the_curve_fits_the_cities_own_order_is_returned(monkeypa
     monkeypatch.setattr(budget, "PLANAR_COSTS", budget.PLANAR_COSTS._replace(neighbours=1.0, curve=1.0, window=1.0))
     solution = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert solution.tour.tolist() == list(range(2000)) and not built
+
+
+def test_the_curve_fits_only_if_at_its_slowest_it_ends_within_the_overrun_allowed() -> None:
+    """100,000 planar cities: the curve fits the time left exactly when its figure times
+    `CURVE_SPREAD`, plus the finish, is within `OVERRUN_ALLOWED` of it; a curve faster than its
+    figure does not make the steps after it look cheaper (`curve_pace`), a slower one does dearer."""
+    import amsolve.budget as budget
+
+    view = DistanceView(np.zeros((100_000, 2)), distance_view(uniform(5, 1)[0]).code)
+    at_slowest = (budget.CURVE_SPREAD * budget.PLANAR_COSTS.curve + budget.FINISH) * view.n
+    assert budget.curve_fits(view, at_slowest / budget.OVERRUN_ALLOWED * 1.001)
+    assert not budget.curve_fits(view, at_slowest / budget.OVERRUN_ALLOWED * 0.999)
+    figure = budget.PLANAR_COSTS.curve * view.n
+    assert budget.curve_pace(view, 0.5 * figure) == 1.0 and budget.curve_pace(view, 2.0 * figure) == pytest.approx(2.0)
 
 
 def test_the_nearest_fit_only_with_the_search_arrays_they_need(monkeypatch) -> None:

@@ -18,7 +18,7 @@ def check_permutations(tours: np.ndarray, n: int) -> np.ndarray:
     tours = np.asarray(tours)
     if tours.ndim != 2 or tours.shape[1] != n or not np.issubdtype(tours.dtype, np.integer):
         raise TourError(f"tours must be an integer array (k, {n}), got {tours.dtype} {tours.shape}")
-    invalid = ~(np.sort(tours, axis=1) == np.arange(n)).all(axis=1)  # (k,)
+    invalid = ~_rows_are_permutations(tours, n)  # (k,)
     if invalid.any():
         raise TourError(f"tours[{int(np.argmax(invalid))}] is not a permutation of the {n} cities")
     return np.array(tours, dtype=np.int64, order="C")
@@ -50,17 +50,25 @@ def tour_problem(tour_ids: np.ndarray, ids: np.ndarray) -> str | None:
 
 def is_permutation(tour: np.ndarray, n: int) -> bool:
     """Whether `tour` is a 1-D integer array holding each of 0..n-1 once: the check every solve
-    makes on its result, so it is kept to a few microseconds at a hundred cities and linear in n
-    (a sort took 1.4 ms at 100,000 cities; `tour_problem` says what is wrong, and takes longer)."""
+    makes on its result, so it is kept to a few microseconds at a hundred cities (`tour_problem`
+    says what is wrong, and takes longer)."""
     if tour.ndim != 1 or tour.shape[0] != n or not np.issubdtype(tour.dtype, np.integer):
         return False
+    return bool(_rows_are_permutations(tour[None], n)[0])
+
+
+def _rows_are_permutations(tours: np.ndarray, n: int) -> np.ndarray:
+    """Whether each row of the integer array `tours` (k, n) holds each of 0..n-1 once: (k,) bool.
+    Linear in k·n (marks each entry seen; a sort of the rows took 1.4 ms at 100,000 cities)."""
     if n == 0:
-        return True
-    if tour.min() < 0 or tour.max() >= n:
-        return False
-    seen = np.zeros(n, dtype=bool)  # n values in range(n): each seen once, or some missing
-    seen[tour] = True
-    return bool(seen.all())
+        return np.ones(tours.shape[0], dtype=bool)
+    valid = (tours.min(axis=1) >= 0) & (tours.max(axis=1) < n)  # (k,)
+    rows = np.flatnonzero(valid)
+    inside = tours if rows.size == tours.shape[0] else tours[rows]  # n entries each in range(n)
+    seen = np.zeros(inside.shape, dtype=bool)  # a permutation where none is missing
+    np.put_along_axis(seen, inside, True, axis=1)
+    valid[rows] = seen.all(axis=1)
+    return valid
 
 
 def _read_only(values: np.ndarray, dtype: type) -> np.ndarray:
