@@ -37,17 +37,18 @@ class StepCosts(NamedTuple):
 
 
 PLANAR_COSTS = StepCosts(
-    neighbours=1.2e-6,
-    wide_neighbours=1.5e-6,
-    greedy=1.5e-6,
+    neighbours=1.6e-6,
+    wide_neighbours=2.0e-6,
+    greedy=2.0e-6,
     alpha=6e-6,
     curve=0.08e-6,
     window=WINDOW_PLANAR,
     space=0.12e-6,
 )
-"""Planar metrics: 10 nearest 0.9–1.1 µs, 16 nearest 1.1–1.4 µs, greedy edge 1.0–1.5 µs, α
-candidates 6 µs at 2,000 cities, 7 at 5,000, 7.6 at 20,000. The space-filling curve 0.06–0.10 µs
-(AMD EPYC, 20,000 and 100,000 cities)."""
+"""Planar metrics, on an AMD EPYC core under the mmap threshold `amsolve solve` fixes: 10 nearest
+1.2–2.3 µs, 16 nearest 1.6–2.7 µs, greedy edge 1.2–3.1 µs at 5,000–100,000 cities (the most at
+100,000; on an Intel Xeon core 0.9–1.1, 1.1–1.4 and 1.0–1.5), α candidates 6 µs at 2,000 cities,
+7 at 5,000, 7.6 at 20,000; the space-filling curve 0.06–0.10 µs at 20,000 and 100,000."""
 
 GEO_COSTS = StepCosts(
     neighbours=5e-6, wide_neighbours=7e-6, greedy=2.1e-6, alpha=9e-6, curve=0.09e-6, window=WINDOW_GEO, space=1.7e-6
@@ -204,7 +205,7 @@ def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bo
     """Whether each city's nearest, which every search needs, take at most `seconds`, at the
     `speed` (a `pace`) of the step before. The space-filling curve is the step before where the
     greedy start did not fit (`curve_pace`): 20,000 uniform cities' nearest took 1.8–2.1 µs a city
-    on a slow day (the figure says 1.2); judged by the figure alone, 5 of 12 solves under
+    on a slow day (the figure then said 1.2); judged by the figure alone, 5 of 12 solves under
     `--time-limit 0.03` found the nearest and took 41–53 ms. The search's arrays for them count too
     (`StepCosts.space`, measured on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12
     µs a city, MAN_2D 0.21–0.35, EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a

@@ -65,9 +65,10 @@ def _rows_are_permutations(tours: np.ndarray, n: int) -> np.ndarray:
     valid = (tours.min(axis=1) >= 0) & (tours.max(axis=1) < n)  # (k,)
     rows = np.flatnonzero(valid)
     inside = tours if rows.size == tours.shape[0] else tours[rows]  # n entries each in range(n)
-    seen = np.zeros(inside.shape, dtype=bool)  # a permutation where none is missing
-    np.put_along_axis(seen, inside, True, axis=1)
-    valid[rows] = seen.all(axis=1)
+    flat = inside.reshape(-1) if rows.size == 1 else (inside + n * np.arange(rows.size)[:, None]).reshape(-1)
+    seen = np.zeros(rows.size * n, dtype=bool)  # a permutation where none is missing
+    seen[flat] = True
+    valid[rows] = seen.reshape(rows.size, n).all(axis=1)
     return valid
 
 
