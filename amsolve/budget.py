@@ -31,7 +31,7 @@ class StepCosts(NamedTuple):
     wide_neighbours: float  # each city's 16 nearest, which α candidates rank
     greedy: float  # the greedy edge tour, given the nearest
     alpha: float  # α candidates beyond their ascent: graphs, a 1-tree, ranking, the penalty network
-    curve: float  # the space-filling curve (`curve_fits`, `curve_pace`)
+    curve: float  # the space-filling curve (`curve_fits`)
     window: float  # candidates along the start tour, with the search's arrays for them (`window_fits`)
     space: float  # the search's arrays for each city's nearest (`make_space`; `neighbours_fit`)
 
@@ -178,13 +178,6 @@ def pace(view: DistanceView, step: str, seconds: float) -> float:
     return seconds / cost if cost > 0.0 else 1.0
 
 
-def curve_pace(view: DistanceView, seconds: float) -> float:
-    """The curve's `pace`, as a judge of the steps after it, never below 1: a slow curve says the
-    machine is slow, but a fast one does not say the nearest will be (at 100,000 uniform cities the
-    curve took 0.06–0.07 µs a city, under its figure, while the nearest took 1.4–1.8 µs, over theirs)."""
-    return max(1.0, pace(view, "curve", seconds))
-
-
 def greedy_tour_fits(view: DistanceView, seconds: float, speed: float) -> bool:
     """Whether the greedy tour on each city's nearest takes at most `seconds` at the `speed` (a
     `pace`) the nearest were found at."""
@@ -203,14 +196,17 @@ def window_fits(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
 
 def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bool:
     """Whether each city's nearest, which every search needs, take at most `seconds`, at the
-    `speed` (a `pace`) of the step before. The space-filling curve is the step before where the
-    greedy start did not fit (`curve_pace`): 20,000 uniform cities' nearest took 1.8–2.1 µs a city
-    on a slow day (the figure then said 1.2); judged by the figure alone, 5 of 12 solves under
-    `--time-limit 0.03` found the nearest and took 41–53 ms. The search's arrays for them count too
+    `speed` (a `pace`) of the step before, taken as 1 where it is faster. The space-filling curve
+    is the step before where the greedy start did not fit: a slow curve says the machine is slow,
+    but a fast one does not say the nearest will be fast (at 100,000 uniform cities the curve took
+    0.06–0.07 µs a city, under its figure, while the nearest took 1.8–2.3 µs, over theirs then).
+    20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day (the figure then said 1.2);
+    judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the nearest and took
+    41–53 ms. The search's arrays for them count too
     (`StepCosts.space`, measured on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12
     µs a city, MAN_2D 0.21–0.35, EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a
     matrix's 1.06–1.56 at 5,000 and 10,000 cities, its rows read at random): uncosted, GEO's 25–35
     ms at 20,000 cities made solves under `--time-limit 0.1` whose nearest just fitted take
     0.11–0.13 s."""
     costs = step_costs(view)
-    return (costs.neighbours + costs.space) * view.n * speed <= seconds
+    return (costs.neighbours + costs.space) * view.n * max(1.0, speed) <= seconds

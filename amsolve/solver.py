@@ -20,7 +20,6 @@ import torch
 from amsolve.budget import (
     alpha_fits,
     curve_fits,
-    curve_pace,
     greedy_fits,
     greedy_tour_fits,
     neighbours_fit,
@@ -379,10 +378,10 @@ def _constructed(
         if not curve_fits(view, deadline - started):  # nor anything else: the cities' own order
             return Start(np.arange(view.n, dtype=np.int64)[None], view, None, None, order)
         tour = _cheapest_start(view, None)  # the curve built again where order is given: its pace is needed
-        return Start(tour[None], view, None, None, order, curve_pace(view, time.perf_counter() - started))
+        return Start(tour[None], view, None, None, order, pace(view, "curve", time.perf_counter() - started))
     if strategy not in ("greedy-edge", "nearest"):
         tour = construct(view, strategy, seed)
-        speed = curve_pace(view, time.perf_counter() - started) if strategy == "space-filling" else 1.0
+        speed = pace(view, "curve", time.perf_counter() - started) if strategy == "space-filling" else 1.0
         return Start(tour[None], view, None, None, order, speed)
     neighbours = shared_neighbours(view, wide)
     found = time.perf_counter()

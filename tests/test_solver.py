@@ -329,16 +329,18 @@ def test_where_not_even_the_curve_fits_the_cities_own_order_is_returned(monkeypa
 
 def test_the_curve_fits_only_if_at_its_slowest_it_ends_within_the_overrun_allowed() -> None:
     """100,000 planar cities: the curve fits the time left exactly when its figure times
-    `CURVE_SPREAD`, plus the finish, is within `OVERRUN_ALLOWED` of it; a curve faster than its
-    figure does not make the steps after it look cheaper (`curve_pace`), a slower one does dearer."""
+    `CURVE_SPREAD`, plus the finish, is within `OVERRUN_ALLOWED` of it; a pace faster than the
+    figures does not make each city's nearest look cheaper, a slower one makes them dearer."""
     import amsolve.budget as budget
 
     view = DistanceView(np.zeros((100_000, 2)), distance_view(uniform(5, 1)[0]).code)
     at_slowest = (budget.CURVE_SPREAD * budget.PLANAR_COSTS.curve + budget.FINISH) * view.n
     assert budget.curve_fits(view, at_slowest / budget.OVERRUN_ALLOWED * 1.001)
     assert not budget.curve_fits(view, at_slowest / budget.OVERRUN_ALLOWED * 0.999)
-    figure = budget.PLANAR_COSTS.curve * view.n
-    assert budget.curve_pace(view, 0.5 * figure) == 1.0 and budget.curve_pace(view, 2.0 * figure) == pytest.approx(2.0)
+    nearest = (budget.PLANAR_COSTS.neighbours + budget.PLANAR_COSTS.space) * view.n
+    assert budget.neighbours_fit(view, 1.001 * nearest, speed=0.5)
+    assert not budget.neighbours_fit(view, 0.999 * nearest, speed=0.5)
+    assert not budget.neighbours_fit(view, 1.9 * nearest, speed=2.0)
 
 
 def test_the_nearest_fit_only_with_the_search_arrays_they_need(monkeypatch) -> None:
