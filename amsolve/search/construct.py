@@ -39,14 +39,14 @@ def construct(view: DistanceView, name: str, seed: int = 0, neighbours: np.ndarr
     if name not in CONSTRUCTIONS:
         raise InputError(f"unknown construction {name!r}; choose one of {', '.join(CONSTRUCTIONS)}")
     n = view.n
-    rng = np.random.default_rng(seed)
     if name == "random" or n <= 3:
-        return rng.permutation(n).astype(np.int64)
+        return np.random.default_rng(seed).permutation(n).astype(np.int64)
     if name == "space-filling" and view.code != EXPLICIT:
         return space_filling_tour(view.points)
     if name == "greedy-edge":
         return _greedy_edge(view, nearest_neighbours(view, _GREEDY_NEIGHBOURS, neighbours))
-    return complete_nearest(view, np.array([[rng.integers(n)]], dtype=np.int64), neighbours)[0]
+    first = np.random.default_rng(seed).integers(n)
+    return complete_nearest(view, np.array([[first]], dtype=np.int64), neighbours)[0]
 
 
 def complete_nearest(view: DistanceView, prefixes: np.ndarray, neighbours: np.ndarray | None = None) -> np.ndarray:
