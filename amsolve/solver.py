@@ -40,7 +40,7 @@ from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dens
 from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
 from amsolve.search.candidates.window import window_candidates
 from amsolve.search.construct import complete_nearest, construct
-from amsolve.search.distances import EXPLICIT, DistanceView, distance_view, tour_length
+from amsolve.search.distances import EXPLICIT, DistanceView, distance_view, metric_code, tour_length
 from amsolve.search.space import make_space
 
 AUTO_SECONDS_PER_CITY = 0.001
@@ -434,7 +434,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
     allocations) on a piece of `instance` of the same kind, so that no instance's clock includes
     them; returns the seconds taken. Every step runs whatever the time, so everything is compiled."""
     started = time.perf_counter()
-    dense_limit = dense_graph_limit(distance_view(instance).code)
+    dense_limit = dense_graph_limit(metric_code(instance.metric))
     piece = instance.piece(WARM_UP_CITIES if instance.n <= dense_limit else dense_limit + 1)
     networks = _networks_for(piece.n, options, models)
     view = distance_view(piece)
