@@ -57,3 +57,28 @@ def test_the_search_package_alone_cannot_make_alphanet_lists() -> None:
     view = coordinate_view(np.random.default_rng(2).random((20, 2)), "EUCLIDEAN")
     with pytest.raises(InputError, match="penalty network"):
         candidates_and_penalties(view, "alphanet")
+
+
+@pytest.mark.parametrize(("ascent_from", "ascends"), [(1000, False), (10, True)])
+def test_alphanet_takes_the_predicted_pi_as_they_are_below_predicted_ascent_cities(
+    monkeypatch: pytest.MonkeyPatch, ascent_from: int, ascends: bool
+) -> None:
+    """60 cities: below `PREDICTED_ASCENT_CITIES` the α lists come from the prediction with no
+    ascent time; from it, the ascent gets the candidate lists' time and starts at the prediction."""
+    import amsolve.solver as solver
+    from amsolve.problem import Instance
+
+    calls = []
+    real = solver.alpha_candidates
+    monkeypatch.setattr(solver, "PREDICTED_ASCENT_CITIES", ascent_from)
+    monkeypatch.setattr(
+        solver,
+        "alpha_candidates",
+        lambda view, k, seconds, **kw: calls.append((seconds, kw["penalties"])) or real(view, k, seconds, **kw),
+    )
+    coords = np.random.default_rng(2).random((60, 2)) * 1000
+    instance = Instance(name="u60", coords=coords, metric="EUC_2D", ids=np.arange(1, 61))
+    solution = solver.solve_instances([instance], SolveOptions(candidates="alphanet", time_limit=0.05))[0]
+    seconds, penalties = calls[-1]
+    assert (seconds > 0.0) is ascends and penalties is not None and np.isfinite(penalties).all()
+    assert sorted(solution.tour.tolist()) == list(range(60))
