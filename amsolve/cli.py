@@ -39,8 +39,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 CandidatesOption = Annotated[
     str,
     typer.Option(
-        help="Candidate lists of the search: alpha (α-nearness, as LKH), alphanet (α-nearness whose ascent "
-        "starts from penalties a small network predicts), nearest, quadrant (nearest per quadrant) "
+        help="Candidate lists of the search: alpha (α-nearness, as LKH), alphanet (α-nearness from penalties "
+        "a small network predicts, with the ascent starting there from 1,000 cities), nearest, quadrant (nearest per quadrant) "
         "or model (the network's edge scores)."
     ),
 ]
