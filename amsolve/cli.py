@@ -40,8 +40,8 @@ CandidatesOption = Annotated[
     str,
     typer.Option(
         help="Candidate lists of the search: alpha (α-nearness, as LKH), alphanet (α-nearness from penalties "
-        "a small network predicts, with the ascent starting there from 1,000 cities), nearest, quadrant (nearest per quadrant) "
-        "or model (the network's edge scores)."
+        "a small network predicts, with the ascent starting there from 1,000 cities), nearest, quadrant "
+        "(nearest per quadrant) or model (the network's edge scores)."
     ),
 ]
 CandidatesKOption = Annotated[
