@@ -202,11 +202,10 @@ def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bo
     0.06–0.07 µs a city, under its figure, while the nearest took 1.8–2.3 µs, over theirs then).
     20,000 uniform cities' nearest took 1.8–2.1 µs a city on a slow day (the figure then said 1.2);
     judged by the figure alone, 5 of 12 solves under `--time-limit 0.03` found the nearest and took
-    41–53 ms. The search's arrays for them count too
-    (`StepCosts.space`, measured on an AMD EPYC core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12
-    µs a city, MAN_2D 0.21–0.35, EUC_3D 0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a
-    matrix's 1.06–1.56 at 5,000 and 10,000 cities, its rows read at random): uncosted, GEO's 25–35
-    ms at 20,000 cities made solves under `--time-limit 0.1` whose nearest just fitted take
-    0.11–0.13 s."""
+    41–53 ms. The search's arrays for them count too (`StepCosts.space`, measured on an AMD EPYC
+    core at 20,000 and 100,000 cities: EUC_2D 0.08–0.12 µs a city, MAN_2D 0.21–0.35, EUC_3D
+    0.29–0.35, GEO 1.24–1.69 with its cache of lengths; a matrix's 1.06–1.56 at 5,000 and 10,000
+    cities, its rows read at random): uncosted, GEO's 25–35 ms at 20,000 cities made solves under
+    `--time-limit 0.1` whose nearest just fitted take 0.11–0.13 s."""
     costs = step_costs(view)
     return (costs.neighbours + costs.space) * view.n * max(1.0, speed) <= seconds

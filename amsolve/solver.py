@@ -17,15 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from amsolve.budget import (
-    alpha_fits,
-    curve_fits,
-    greedy_fits,
-    greedy_tour_fits,
-    neighbours_fit,
-    pace,
-    window_fits,
-)
+from amsolve.budget import alpha_fits, curve_fits, greedy_fits, greedy_tour_fits, neighbours_fit, pace, window_fits
 from amsolve.decode.edge_scores import model_candidates
 from amsolve.decode.strategies import DecodeOptions, decode
 from amsolve.device import resolve_device
