@@ -47,15 +47,17 @@ CANDIDATE_SHARE = 0.15
 """Share of an instance's search time the candidate lists may take: the Held–Karp ascent of
 α-nearness, or under a time limit the network's edge scores."""
 
-PREDICTED_ASCENT_CITIES = 1000
-"""From this many cities alphanet's ascent starts from the penalty network's π; below, the π are
-used as predicted, with no ascent (as NeuroLKH uses them), and the ascent's time goes to the kicks.
-Side by side at 100 uniform cities (1,280 instances, two runs, cores swapped), against the
-ascent from the prediction: 0.023 and 0.025 against 0.047 and 0.029 % in 0.005 s, 0.012 and
-0.009 against 0.017 and 0.012 % in 0.0075 s, 0.006 and 0.004 against 0.008 and 0.004 % in 0.01 s
-(shorter tours on 149, 55, 53, 31, 27, 28 instances, longer on 9, 29, 9, 13, 7, 15); at 1,000
-cities level (0.3 s: 0.061 and 0.046 against 0.054 %; 1 s: 0.021 and 0.017 against 0.016 %), on
-the six large TSPLIB instances in 5 s 0.180 against 0.164 % (two seeds)."""
+PREDICTED_ALONE_SECONDS_PER_CITY = 30e-6
+"""Where alphanet's candidate lists have less time than this per city (their share of the limit,
+`CANDIDATE_SHARE`), the penalty network's π are used as predicted, with no ascent from them (as
+NeuroLKH uses them), and the ascent's time goes to the kicks: 100 cities below 0.02 s, 1,000
+below 0.2 s. Side by side at 100 uniform cities (1,280 instances, two runs, cores swapped)
+against the ascent from the prediction: 0.023 and 0.025 against 0.047 and 0.029 % in 0.005 s,
+0.012 and 0.009 against 0.017 and 0.012 % in 0.0075 s, 0.006 and 0.004 against 0.008 and 0.004 %
+in 0.01 s (15 µs a city; shorter tours on 149, 55, 53, 31, 27, 28 instances, longer on 9, 29, 9,
+13, 7, 15). With more time the ascent pays: under the default budget (150 µs a city), without it
+7 of TSPLIB's 40 instances below 1,000 cities ended above their optimum (d493 0.034, gr666
+0.081 %), against 3 with it; at 1,000 cities in 0.3 s (45 µs) and 1 s the two measured level."""
 
 DECODE_SHARE = 0.5
 """Share of --time-limit the network's decoding may take; the rest goes to the search."""
@@ -253,15 +255,17 @@ def _candidates(
     """The candidate lists of `options` for the instance (the network's when `candidates` is
     model), made in about `seconds` when there is a time limit (the network's scoring then stops
     there), and the node penalties behind them (alpha, and alphanet, whose ascent starts from the
-    penalty network's prediction, made within the same seconds, or below `PREDICTED_ASCENT_CITIES`
-    takes the prediction as it is). `neighbours`: `shared_neighbours`;
+    penalty network's prediction, made within the same seconds, or with less time than
+    `PREDICTED_ALONE_SECONDS_PER_CITY` takes the prediction as it is). `neighbours`: `shared_neighbours`;
     `order`: as in `Start`; `upper_bound`: a greedy edge tour's length, when the start is one
     (`alpha_candidates`)."""
     if options.candidates == "alphanet":
         started = time.perf_counter()
         predicted = predict_penalties(networks.penalty_net, view, neighbours)
         k = options.candidates_k or DEFAULT_CANDIDATES["alphanet"]
-        left = max(0.0, seconds - (time.perf_counter() - started)) if view.n >= PREDICTED_ASCENT_CITIES else 0.0
+        left = max(0.0, seconds - (time.perf_counter() - started))
+        if left < PREDICTED_ALONE_SECONDS_PER_CITY * view.n:
+            left = 0.0
         result = alpha_candidates(view, k, left, penalties=predicted, neighbours=neighbours, upper_bound=upper_bound)
         return result.candidates, result.penalties
     if options.candidates == "model":

@@ -59,18 +59,18 @@ def test_the_search_package_alone_cannot_make_alphanet_lists() -> None:
         candidates_and_penalties(view, "alphanet")
 
 
-@pytest.mark.parametrize(("ascent_from", "ascends"), [(1000, False), (10, True)])
-def test_alphanet_takes_the_predicted_pi_as_they_are_below_predicted_ascent_cities(
-    monkeypatch: pytest.MonkeyPatch, ascent_from: int, ascends: bool
+@pytest.mark.parametrize(("alone_below", "ascends"), [(1.0, False), (0.0, True)])
+def test_alphanet_takes_the_predicted_pi_as_they_are_where_the_ascent_would_have_too_little_time(
+    monkeypatch: pytest.MonkeyPatch, alone_below: float, ascends: bool
 ) -> None:
-    """60 cities: below `PREDICTED_ASCENT_CITIES` the α lists come from the prediction with no
-    ascent time; from it, the ascent gets the candidate lists' time and starts at the prediction."""
+    """60 cities: with less time per city than `PREDICTED_ALONE_SECONDS_PER_CITY` the α lists come
+    from the prediction with no ascent time; else the ascent gets it and starts at the prediction."""
     import amsolve.solver as solver
     from amsolve.problem import Instance
 
     calls = []
     real = solver.alpha_candidates
-    monkeypatch.setattr(solver, "PREDICTED_ASCENT_CITIES", ascent_from)
+    monkeypatch.setattr(solver, "PREDICTED_ALONE_SECONDS_PER_CITY", alone_below)
     monkeypatch.setattr(
         solver,
         "alpha_candidates",
