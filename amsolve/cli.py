@@ -40,7 +40,7 @@ CandidatesOption = Annotated[
     str,
     typer.Option(
         help="Candidate lists of the search: alpha (α-nearness, as LKH), alphanet (α-nearness from penalties "
-        "a small network predicts, with the ascent starting there from 1,000 cities), nearest, quadrant "
+        "a small network predicts, the start of an ascent where the time allows one), nearest, quadrant "
         "(nearest per quadrant) or model (the network's edge scores)."
     ),
 ]
