@@ -455,8 +455,9 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
         window_candidates(view, starts[0])  # its candidates when not even each city's nearest would
     if options.local_search != "none":
         neighbours = shared_neighbours(view, alpha)
+        ascent = max(0.001, 2 * PREDICTED_ALONE_SECONDS_PER_CITY * piece.n)  # time enough that alphanet ascends
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
-            candidates, penalties = _candidates(piece, view, neighbours, None, options, networks, 0.001, None)
+            candidates, penalties = _candidates(piece, view, neighbours, None, options, networks, ascent, None)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         deadline = time.perf_counter() + 0.001
         iterated_local_search(

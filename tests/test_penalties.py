@@ -82,3 +82,25 @@ def test_alphanet_takes_the_predicted_pi_as_they_are_where_the_ascent_would_have
     seconds, penalties = calls[-1]
     assert (seconds > 0.0) is ascends and penalties is not None and np.isfinite(penalties).all()
     assert sorted(solution.tour.tolist()) == list(range(60))
+
+
+def test_the_warm_up_runs_alphanets_ascent_whatever_the_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm-up gives the candidate lists time enough for the ascent, so that its compiled code
+    is ready before any clock starts, even on a piece of 121 cities (a sparse graph's)."""
+    import amsolve.solver as solver
+    from amsolve.problem import Instance
+
+    calls = []
+    real = solver.alpha_candidates
+    monkeypatch.setattr(
+        solver,
+        "alpha_candidates",
+        lambda view, k, seconds, **kw: calls.append((view.n, seconds)) or real(view, k, seconds, **kw),
+    )
+    coords = np.random.default_rng(3).random((400, 2)) * 1000
+    instance = Instance(name="u400", coords=coords, metric="EUC_2D", ids=np.arange(1, 401))
+    solver.warm_up(
+        instance, SolveOptions(candidates="alphanet", time_limit=0.01), solver.ModelCache(None, torch.device("cpu"))
+    )
+    n, seconds = calls[-1]  # the second call: the first may spend its time on one-time costs
+    assert seconds >= solver.PREDICTED_ALONE_SECONDS_PER_CITY * n
