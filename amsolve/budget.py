@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from amsolve.search.candidates.alpha import dense_graph_limit
 from amsolve.search.distances import EUC_3D, EXPLICIT, GEO, MAN_2D, MAX_2D, PLANAR_CODES, DistanceView
+from amsolve.search.local_search import FIVE_OPT_MIN_CITIES
 
 WINDOW_PLANAR, WINDOW_MAN_MAX, WINDOW_EUC_3D, WINDOW_GEO = 0.6e-6, 0.8e-6, 0.9e-6, 2.5e-6
 """Candidates along the start tour (`amsolve.search.candidates.window`) and the search's arrays for
@@ -209,3 +210,18 @@ def neighbours_fit(view: DistanceView, seconds: float, speed: float = 1.0) -> bo
     `--time-limit 0.1` whose nearest just fitted take 0.11–0.13 s."""
     costs = step_costs(view)
     return (costs.neighbours + costs.space) * view.n * max(1.0, speed) <= seconds
+
+
+FIRST_DESCENT, FIVE_OPT_FIRST_DESCENT = 20e-6, 80e-6
+"""Seconds per city of a tour's first descent from greedy edge (`amsolve.search.local_search`): with
+3-opt steps, below `FIVE_OPT_MIN_CITIES`, 9–15 µs at 100 EUC_2D cities, 13–19 at 1,000 (GEO 12–22,
+EUC_3D 12–37); with 5-opt steps above, 48–64 µs at 3,000 EUC_2D cities (GEO 49–88, EUC_3D
+62–107), on an AMD EPYC core."""
+
+
+def steps_fit(view: DistanceView, seconds: float) -> bool:
+    """Whether the steps before the kicks (each city's nearest, the greedy start, the search's arrays
+    and the first descent) take at most `seconds` by their figures."""
+    costs = step_costs(view)
+    descent = FIRST_DESCENT if view.n < FIVE_OPT_MIN_CITIES else FIVE_OPT_FIRST_DESCENT
+    return (costs.wide_neighbours + costs.greedy + costs.space + descent) * view.n <= seconds

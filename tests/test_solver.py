@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -261,6 +262,32 @@ def test_a_search_whose_time_is_gone_still_makes_its_first_descent(slowed: str, 
     monkeypatch.setattr(solver, slowed, stalled)
     searched = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=0.05))
     assert all(s.length < 0.97 * b.length for s, b in zip(searched, start, strict=True))
+
+
+def test_a_stall_before_the_search_still_leaves_a_whole_first_descent(monkeypatch) -> None:
+    """A random start whose construction ends past the deadline (a stall of the machine): its steps
+    before the kicks fit in `STALL_ALLOWANCE` of the limit, so its first descent runs to its end,
+    within that allowance after the stall, instead of being cut after `DESCENT_GRACE` of the limit."""
+    import amsolve.solver as solver
+
+    real = solver.construct
+
+    def stalled(*args, **kwargs):
+        result = real(*args, **kwargs)
+        time.sleep(0.051)
+        return result
+
+    instances = uniform(200, 2, seed=6)
+    options = SolveOptions(decode=DecodeOptions("random"), time_limit=0.05)
+    searched = solve_instances(instances, replace(options, time_limit=None))
+    monkeypatch.setattr(solver, "construct", stalled)
+    stalled_solves = solve_instances(instances, options)
+    for stalled_solve, searched_solve in zip(stalled_solves, searched, strict=True):
+        assert stalled_solve.length < 1.1 * searched_solve.length
+        assert 0.051 < stalled_solve.seconds < 0.051 + solver.STALL_ALLOWANCE * 0.05
+    monkeypatch.setattr(solver, "STALL_ALLOWANCE", 0.0)
+    cut = solve_instances(instances, options)
+    assert all(c.length > 1.1 * s.length for c, s in zip(cut, searched, strict=True))
 
 
 def test_a_matrix_whose_nearest_would_not_fit_in_the_limit_is_returned_in_its_own_order(monkeypatch) -> None:
