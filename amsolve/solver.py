@@ -81,12 +81,12 @@ turns the start into a local optimum instead of returning the start as it is."""
 STALL_ALLOWANCE = 0.5
 """Share of an instance's time limit that each step before the kicks (the start, the candidate
 lists, the first descent) gets at least, past the deadline if need be, where by their figures they
-take at most that share together (`steps_fit`): then only a stall of the machine (another process,
-the hypervisor taking the core) makes them end past the deadline, and the solve still returns a
-local optimum instead of its start as it is. Before it, at 100 cities in 0.005 s, 3 of 15,360 solves (six pipelines, two runs
-of 1,280 instances) took 5.7–6.2 ms and returned a random start (540 and 574 % above the
-reference) or a descent cut short (76 %); every step of a solve that does not stall ends before
-its deadline, so none of them changes."""
+take at most that share together (`steps_fit`). Then only a stall of the machine (the hypervisor
+taking the core for a few milliseconds) makes them end past the deadline, and the solve still
+returns a local optimum, a little later, instead of its start as it is. Before it, at 100 cities in
+0.005 s, about one solve in 5,000 took 5.7–7.9 ms and returned its start or a descent cut short:
+a random start (540–574 % above the reference), greedy edge (12–27 %); a solve that does not stall
+ends each step long before its deadline, which this then never changes."""
 
 PROGRESS_AFTER = 3.0
 """Searches with a longer budget report their best length as they go."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from amsolve.errors import InputError, TourError
 from amsolve.problem import distance
@@ -57,19 +58,29 @@ def is_permutation(tour: np.ndarray, n: int) -> bool:
     return bool(_rows_are_permutations(tour[None], n)[0])
 
 
+@njit(cache=True)
+def _marked_permutations(tours: np.ndarray, n: int) -> np.ndarray:
+    """`_rows_are_permutations` of int64 rows: each entry marked seen, a row failing at its first
+    entry outside 0..n-1 or seen before."""
+    valid = np.ones(tours.shape[0], dtype=np.bool_)
+    seen = np.zeros(n, dtype=np.bool_)
+    for row in range(tours.shape[0]):
+        seen[:] = False
+        for city in tours[row]:
+            if city < 0 or city >= n or seen[city]:
+                valid[row] = False
+                break
+            seen[city] = True
+    return valid
+
+
 def _rows_are_permutations(tours: np.ndarray, n: int) -> np.ndarray:
     """Whether each row of the integer array `tours` (k, n) holds each of 0..n-1 once: (k,) bool.
-    Linear in k·n (marks each entry seen; a sort of the rows took 1.4 ms at 100,000 cities)."""
-    if n == 0:
-        return np.ones(tours.shape[0], dtype=bool)
-    valid = (tours.min(axis=1) >= 0) & (tours.max(axis=1) < n)  # (k,)
-    rows = np.flatnonzero(valid)
-    inside = tours if rows.size == tours.shape[0] else tours[rows]  # n entries each in range(n)
-    flat = inside.reshape(-1) if rows.size == 1 else (inside + n * np.arange(rows.size)[:, None]).reshape(-1)
-    seen = np.zeros(rows.size * n, dtype=bool)  # a permutation where none is missing
-    seen[flat] = True
-    valid[rows] = seen.reshape(rows.size, n).all(axis=1)
-    return valid
+    Linear in k·n, compiled: 1–2 µs at 100 cities, where numpy's calls took 30 µs (a sort of the
+    rows took 1.4 ms at 100,000 cities)."""
+    if tours.dtype == np.uint64 and tours.size and tours.max() > np.iinfo(np.int64).max:
+        return np.zeros(tours.shape[0], dtype=bool)  # beyond int64, so beyond any city
+    return _marked_permutations(tours.astype(np.int64, copy=False), n)
 
 
 def _read_only(values: np.ndarray, dtype: type) -> np.ndarray:

@@ -40,7 +40,7 @@ def new_tour(order: np.ndarray, journal_capacity: int = 0) -> Tour:
     pos = np.empty_like(order)
     pos[order] = np.arange(len(order))
     capacity = max(journal_capacity, 2 * JOURNAL_MARGIN)
-    return Tour(order, pos, np.zeros((capacity, 2), dtype=np.int64), np.zeros(1, dtype=np.int64))
+    return Tour(order, pos, np.empty((capacity, 2), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
