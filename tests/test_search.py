@@ -319,6 +319,30 @@ def test_past_deadline_returns_tours_unchanged_at_once() -> None:
     assert length == lengths[0]
 
 
+def test_a_stall_inside_a_descent_on_the_cpu_clock_does_not_cut_it_short(monkeypatch) -> None:
+    """The thread sleeps (as in a stall of the machine, it does not run) past the deadline as its
+    descent begins: on the wall clock the descent stops at its first look at the clock; on the
+    thread's CPU clock (`cpu_clock`) it runs to the same local optimum as with no deadline."""
+    import amsolve.search.local_search as local_search
+
+    rng = np.random.default_rng(12)
+    coords, tours = rng.random((300, 2)), random_tours(rng, 300, 1)
+    whole, whole_lengths = search(coords, "EUCLIDEAN", tours.copy(), method="lk")
+    real = local_search._local_search
+
+    def stalled(*args, **kwargs):
+        time.sleep(0.06)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(local_search, "_local_search", stalled)
+    cut, cut_lengths = search(coords, "EUCLIDEAN", tours.copy(), method="lk", deadline=time.perf_counter() + 0.05)
+    on_cpu, cpu_lengths = search(
+        coords, "EUCLIDEAN", tours.copy(), method="lk", deadline=time.perf_counter() + 0.05, cpu_clock=True
+    )
+    assert on_cpu.tolist() == whole.tolist() and cpu_lengths[0] == whole_lengths[0]
+    assert cut_lengths[0] > 1.5 * whole_lengths[0]
+
+
 def test_deadline_stops_a_long_search() -> None:
     rng = np.random.default_rng(9)
     coords = rng.random((20000, 2))

@@ -1,4 +1,6 @@
-"""The wall clock as compiled search code reads it, so that a kernel stops at a deadline itself."""
+"""The clocks compiled search code reads, so that a kernel stops at a deadline itself: the wall
+clock, and the thread's own CPU time, which a stall of the machine (the thread not running) does
+not move."""
 
 from __future__ import annotations
 
@@ -8,8 +10,17 @@ from numba import njit, objmode
 
 
 @njit(cache=True)
-def now() -> float:
-    """`time.perf_counter()` from inside a compiled function (about 0.6 µs a call)."""
+def now_on(cpu: bool) -> float:
+    """`time.thread_time()` with `cpu`, else `time.perf_counter()`, from inside a compiled function
+    (about 0.6 µs a call). Its block of Python code is compiled when it first runs in each compiled
+    function that reads it, in each process (about 0.1 s): `amsolve.solver.warm_up` makes every
+    such read happen once (a descent reads the clock after its first examination for that too)."""
     with objmode(seconds="float64"):
-        seconds = time.perf_counter()
+        seconds = time.thread_time() if cpu else time.perf_counter()
     return seconds
+
+
+@njit(cache=True)
+def now() -> float:
+    """`time.perf_counter()` from inside a compiled function."""
+    return now_on(False)

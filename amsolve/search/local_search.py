@@ -50,7 +50,7 @@ from numba import njit
 from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, copy_queued, new_active, pop, push, push_all, size
-from amsolve.search.clock import now
+from amsolve.search.clock import now, now_on
 from amsolve.search.distances import DistanceView, dist, tour_length
 from amsolve.search.kernel import copy_into, kernel
 from amsolve.search.kicks import KICK_SEGMENT, KICKED_CITIES, MIN_KICK_CITIES, kick, seed_kicks
@@ -293,15 +293,17 @@ def _first_descent_codes(code: int, n: int, seconds: float) -> tuple[int, ...]:
     return (*first, code, code | _FIVE_OPT)
 
 
-def _first_descent(space: Space, tour: Tour, work: StepWork, code: int, deadline: float) -> None:
+def _first_descent(space: Space, tour: Tour, work: StepWork, code: int, deadline: float, cpu: bool = False) -> None:
     """A tour's first descent with the method `code`, in stages (`_first_descent_codes`), each until
-    its local optimum or the deadline; no stage begins after the deadline (a stage examines up to
-    `_CLOCK_EVERY` cities before it looks at the clock, `_CLOCK_EVERY_FIVE_OPT` with 5-opt steps)."""
+    its local optimum or the deadline (on the thread's CPU clock with `cpu`); no stage begins after
+    the deadline (a stage examines up to `_CLOCK_EVERY` cities before it looks at the clock,
+    `_CLOCK_EVERY_FIVE_OPT` with 5-opt steps)."""
     n = len(tour.order)
-    for stage in _first_descent_codes(code, n, deadline - time.perf_counter()):
-        if time.perf_counter() >= deadline:
+    clock = time.thread_time if cpu else time.perf_counter
+    for stage in _first_descent_codes(code, n, deadline - clock()):
+        if clock() >= deadline:
             break
-        _local_search(space, tour, work, stage, deadline)
+        _local_search(space, tour, work, stage, deadline, cpu)
 
 
 def _polishes(code: int, n: int) -> bool:
@@ -343,6 +345,7 @@ def _drain(
     keep_journal: bool,
     kick_change: float = math.inf,
     near_end: bool = False,
+    cpu: bool = False,
 ) -> float:
     """Examine queued cities until none is left, the deadline (a `perf_counter` value) or the journal is full.
 
@@ -353,7 +356,8 @@ def _drain(
     were such repeats. Stopping there cut a kick's cost by a fifth to a third
     (`benchmarks/kick_cost.py`) and measured 0.0133 against 0.0180 % at 1,000 cities in 1 s
     (docs/DESIGN.md, "A kick undone ends its search"). `near_end`: the deadline is close, so the
-    clock is looked at more often (`_CLOCK_EVERY_NEAR_END`). Returns the change in length.
+    clock is looked at more often (`_CLOCK_EVERY_NEAR_END`). `cpu`: the deadline is on the thread's
+    CPU clock (`now_on`). Returns the change in length.
     """
     total = 0.0
     examined = 0
@@ -367,13 +371,14 @@ def _drain(
             commit(tour)
         if kick_change > space.tolerance and abs(total + kick_change) <= space.tolerance:
             break  # the kick is undone
-        if examined % clock_every == 0 and now() >= deadline:
-            break
+        if (examined % clock_every == 0 or (examined == 1 and not keep_journal)) and now_on(cpu) >= deadline:
+            break  # a descent looks at once too: one begun after a stall stops there, and a warm-up reads the clock
     return total
 
 
-def _local_search(space: Space, tour: Tour, work: StepWork, method: int, deadline: float) -> float:
-    """Improve `tour` until a pass over all cities finds no move, or the deadline; returns the change in length.
+def _local_search(space: Space, tour: Tour, work: StepWork, method: int, deadline: float, cpu: bool = False) -> float:
+    """Improve `tour` until a pass over all cities finds no move, or the deadline (on the thread's CPU
+    clock with `cpu`, as in `_drain`); returns the change in length.
 
     Don't-look bits are a heuristic (a move can create an improving move at a city whose own edges
     did not change), so the queue is refilled with every city until a whole round gains nothing.
@@ -382,7 +387,7 @@ def _local_search(space: Space, tour: Tour, work: StepWork, method: int, deadlin
     total = 0.0
     while True:
         push_all(active, tour.order)
-        gain = _drain(space, tour, active, work, method, deadline, False)
+        gain = _drain(space, tour, active, work, method, deadline, False, math.inf, False, cpu)
         total += gain
         if gain == 0.0 or size(active):  # nothing gained in a whole round, or stopped by the deadline
             return total
@@ -493,6 +498,7 @@ def improve_tours(
     deadline: float | None = None,
     penalties: np.ndarray | None = None,
     space: Space | None = None,
+    cpu_clock: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Improve each of the tours (k, n) on its own to a local optimum; returns them and their lengths (k,).
 
@@ -501,7 +507,9 @@ def improve_tours(
     `space`, when given, is `make_space` of them made already (a solve makes it once for its
     descent and its kicks: 0.1 s at 100,000 GEO cities).
     `deadline` is a `time.perf_counter()` value: past it, tours are returned as they are (still
-    permutations, never longer than given).
+    permutations, never longer than given). With `cpu_clock` the time left to it when the descents
+    begin is counted on the thread's CPU clock instead, so that a stall of the machine (the thread
+    not running) does not cut them short: they then end that much later.
     """
     check_local_search(method)
     tours = check_permutations(tours, view.n)
@@ -509,9 +517,11 @@ def improve_tours(
     if method != "none" and time.perf_counter() < stop:
         space = make_space(view, candidates, penalties) if space is None else space
         work = new_step_work()
+        if cpu_clock:
+            stop = time.thread_time() + (stop - time.perf_counter())
         for row in tours:
             tour = new_tour(row)
-            _first_descent(space, tour, work, _method_code(method, view.n), stop)
+            _first_descent(space, tour, work, _method_code(method, view.n), stop, cpu_clock)
             row[:] = tour.order
     return tours, np.array([tour_length(view.points, view.code, row) for row in tours])
 
