@@ -321,8 +321,9 @@ def test_past_deadline_returns_tours_unchanged_at_once() -> None:
 
 def test_a_stall_inside_a_descent_on_the_cpu_clock_does_not_cut_it_short(monkeypatch) -> None:
     """The thread sleeps (as in a stall of the machine, it does not run) past the deadline as its
-    descent begins: on the wall clock the descent stops at its first look at the clock; on the
-    thread's CPU clock (`cpu_clock`) it runs to the same local optimum as with no deadline."""
+    descent begins: on the wall clock the descent stops at its first look at the clock; given the
+    same time on the thread's CPU clock (`cpu_seconds`) it runs to the same local optimum as with
+    no limit."""
     import amsolve.search.local_search as local_search
 
     rng = np.random.default_rng(12)
@@ -336,9 +337,7 @@ def test_a_stall_inside_a_descent_on_the_cpu_clock_does_not_cut_it_short(monkeyp
 
     monkeypatch.setattr(local_search, "_local_search", stalled)
     cut, cut_lengths = search(coords, "EUCLIDEAN", tours.copy(), method="lk", deadline=time.perf_counter() + 0.05)
-    on_cpu, cpu_lengths = search(
-        coords, "EUCLIDEAN", tours.copy(), method="lk", deadline=time.perf_counter() + 0.05, cpu_clock=True
-    )
+    on_cpu, cpu_lengths = search(coords, "EUCLIDEAN", tours.copy(), method="lk", cpu_seconds=0.05)
     assert on_cpu.tolist() == whole.tolist() and cpu_lengths[0] == whole_lengths[0]
     assert cut_lengths[0] > 1.5 * whole_lengths[0]
 

@@ -498,7 +498,7 @@ def improve_tours(
     deadline: float | None = None,
     penalties: np.ndarray | None = None,
     space: Space | None = None,
-    cpu_clock: bool = False,
+    cpu_seconds: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Improve each of the tours (k, n) on its own to a local optimum; returns them and their lengths (k,).
 
@@ -507,21 +507,24 @@ def improve_tours(
     `space`, when given, is `make_space` of them made already (a solve makes it once for its
     descent and its kicks: 0.1 s at 100,000 GEO cities).
     `deadline` is a `time.perf_counter()` value: past it, tours are returned as they are (still
-    permutations, never longer than given). With `cpu_clock` the time left to it when the descents
-    begin is counted on the thread's CPU clock instead, so that a stall of the machine (the thread
-    not running) does not cut them short: they then end that much later.
+    permutations, never longer than given). `cpu_seconds`, instead of a deadline: the thread's CPU
+    time the descents may take from this call on, which a stall of the machine (the thread not
+    running) does not use up: they then end that much later, but whole.
     """
+    cpu = cpu_seconds is not None
+    clock = time.thread_time if cpu else time.perf_counter
+    if cpu:
+        stop = time.thread_time() + cpu_seconds
+    else:
+        stop = math.inf if deadline is None else deadline
     check_local_search(method)
     tours = check_permutations(tours, view.n)
-    stop = math.inf if deadline is None else deadline
-    if method != "none" and time.perf_counter() < stop:
+    if method != "none" and clock() < stop:
         space = make_space(view, candidates, penalties) if space is None else space
         work = new_step_work()
-        if cpu_clock:
-            stop = time.thread_time() + (stop - time.perf_counter())
         for row in tours:
             tour = new_tour(row)
-            _first_descent(space, tour, work, _method_code(method, view.n), stop, cpu_clock)
+            _first_descent(space, tour, work, _method_code(method, view.n), stop, cpu)
             row[:] = tour.order
     return tours, np.array([tour_length(view.points, view.code, row) for row in tours])
 
