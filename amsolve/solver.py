@@ -84,9 +84,11 @@ lists, the first descent) gets at least, past the deadline if need be, where by 
 take at most that share together (`steps_fit`). Then only a stall of the machine (the hypervisor
 taking the core for a few milliseconds) makes them end past the deadline, and the solve still
 returns a local optimum, a little later, instead of its start as it is. Before it, at 100 cities in
-0.005 s, about one solve in 5,000 took 5.7–7.9 ms and returned its start or a descent cut short:
-a random start (540–574 % above the reference), greedy edge (12–27 %); a solve that does not stall
-ends each step long before its deadline, which this then never changes."""
+0.005 s, about one solve in 5,000–10,000 took 5.7–7.9 ms and returned its start or a descent cut
+short: a random start (540–600 % above the reference), greedy edge (10–29 %). A solve that does not
+stall ends each step long before its deadline, which this then never changes; the first descent's
+time is then a budget on the thread's CPU clock, which a stall does not use up (docs/DESIGN.md,
+"Stalls of the machine")."""
 
 PROGRESS_AFTER = 3.0
 """Searches with a longer budget report their best length as they go."""
