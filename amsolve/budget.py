@@ -170,13 +170,21 @@ def curve_fits(view: DistanceView, seconds: float) -> bool:
     return (CURVE_SPREAD * step_costs(view).curve + FINISH) * view.n <= OVERRUN_ALLOWED * seconds
 
 
+PACE_FLOOR = 0.25e-3
+"""Seconds below which a step's figure says nothing of the machine's speed, either way: its fixed
+costs (the Python around it, a compiled call, caches still cold) are most of it. The space-filling curve of
+1,000 cities, 0.08 ms by its figure, took 0.08–0.1 ms when run again and again but 0.2 ms in a
+solve, so its pace said the machine was 2.5 times slow, and under `--time-limit 0.003` half of the
+solves returned the curve unsearched (0.3 ms) where candidates along it and a descent fitted."""
+
+
 def pace(view: DistanceView, step: str, seconds: float) -> float:
     """How many times its per-city figure (the `StepCosts` field `step`) a step has just taken: the
     machine's speed of the moment, which the figures cannot know (the same steps ran up to twice
-    as slow on some days, and a quarter slower at some hours); 1.0 for a step that costs nothing
-    (a matrix's start in its own order)."""
+    as slow on some days, and a quarter slower at some hours); 1.0 for a step too short to tell
+    (`PACE_FLOOR`), or that costs nothing (a matrix's start in its own order)."""
     cost = getattr(step_costs(view), step) * view.n
-    return seconds / cost if cost > 0.0 else 1.0
+    return seconds / cost if cost >= PACE_FLOOR else 1.0
 
 
 def greedy_tour_fits(view: DistanceView, seconds: float, speed: float) -> bool:

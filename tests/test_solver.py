@@ -232,11 +232,13 @@ def test_every_coordinate_metric_is_searched_with_its_cities_along_the_curve(met
 
 def test_the_greedy_start_is_judged_again_by_what_the_nearest_took(monkeypatch) -> None:
     """The per-city figures say the greedy start fits, but each city's nearest took a thousand
-    times longer than they say (a slow machine): the space-filling curve stands in, searched."""
+    times longer than they say (a slow machine; figures this small are below `PACE_FLOOR`, so the
+    floor is set aside): the space-filling curve stands in, searched."""
     import amsolve.budget as budget
 
     slow_machine = budget.PLANAR_COSTS._replace(neighbours=1e-12, wide_neighbours=1e-12, greedy=1e-9)
     monkeypatch.setattr(budget, "PLANAR_COSTS", slow_machine)
+    monkeypatch.setattr(budget, "PACE_FLOOR", 0.0)
     instance = uniform(300, 1, seed=4)[0]
     curve = instance.tour_length(construct(distance_view(instance), "space-filling"))
     greedy = instance.tour_length(construct(distance_view(instance), "greedy-edge"))
@@ -263,6 +265,7 @@ def test_the_curve_standing_in_for_the_greedy_start_of_cities_numbered_along_it_
     monkeypatch.setattr(solver, "SPATIAL_ORDER_CITIES", 100)
     slow_machine = budget.PLANAR_COSTS._replace(neighbours=1e-12, wide_neighbours=1e-12, greedy=1e-9)
     monkeypatch.setattr(budget, "PLANAR_COSTS", slow_machine)
+    monkeypatch.setattr(budget, "PACE_FLOOR", 0.0)  # figures this small are below it
     instance = uniform(300, 1, seed=4)[0]
     solution = solve_instances([instance], SolveOptions(time_limit=0.05, local_search="none"))[0]
     assert solution.tour.tolist() == construct(distance_view(instance), "space-filling").tolist()
@@ -393,6 +396,21 @@ def test_the_curve_fits_only_if_at_its_slowest_it_ends_within_the_overrun_allowe
     assert budget.neighbours_fit(view, 1.001 * nearest, speed=0.5)
     assert not budget.neighbours_fit(view, 0.999 * nearest, speed=0.5)
     assert not budget.neighbours_fit(view, 1.9 * nearest, speed=2.0)
+
+
+def test_a_step_too_short_to_tell_the_machines_speed_has_a_pace_of_one() -> None:
+    """The curve of 1,000 cities (0.08 ms by its figure) taking 2.5 or 0.4 times that says nothing
+    of the machine (`PACE_FLOOR`); the curve of 100,000 cities taking twice its figure does."""
+    import amsolve.budget as budget
+
+    code = distance_view(uniform(5, 1)[0]).code
+    small, large = DistanceView(np.zeros((1000, 2)), code), DistanceView(np.zeros((100_000, 2)), code)
+    small_figure = budget.PLANAR_COSTS.curve * small.n
+    assert small_figure < budget.PACE_FLOOR
+    assert budget.pace(small, "curve", 2.5 * small_figure) == 1.0
+    assert budget.pace(small, "curve", 0.4 * small_figure) == 1.0
+    large_figure = budget.PLANAR_COSTS.curve * large.n
+    assert budget.pace(large, "curve", 2.0 * large_figure) == pytest.approx(2.0)
 
 
 def test_the_nearest_fit_only_with_the_search_arrays_they_need(monkeypatch) -> None:
