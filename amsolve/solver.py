@@ -327,7 +327,12 @@ def _search(
     starts, view, neighbours = start.tours, start.view, start.neighbours
     if options.local_search == "none":
         return starts[0]
-    left = max(deadline - time.perf_counter(), allowance)
+
+    def steps_left() -> float:
+        """Seconds the next step before the kicks may take: to the deadline, or the allowance."""
+        return max(deadline - time.perf_counter(), allowance)
+
+    left = steps_left()
     if neighbours is None and options.time_limit is not None and not neighbours_fit(view, left, start.speed):
         if not window_fits(view, left, start.speed):
             return starts[0]
@@ -335,7 +340,7 @@ def _search(
     else:
         if neighbours is None:
             neighbours = shared_neighbours(view, alpha)
-        share = max(0.0, min(CANDIDATE_SHARE * budget, max(deadline - time.perf_counter(), allowance)))
+        share = max(0.0, min(CANDIDATE_SHARE * budget, steps_left()))
         if options.candidates in ALPHA_SOURCES and not alpha:
             options = replace(options, candidates="nearest", candidates_k=None)
         candidates, penalties = _candidates(
@@ -343,7 +348,7 @@ def _search(
         )
     local_search_deadline, descent_cpu_seconds = math.inf, None
     if options.time_limit is not None and allowance > 0:  # on the CPU clock, which a stall does not move
-        descent_cpu_seconds = max(deadline - time.perf_counter(), allowance)
+        descent_cpu_seconds = steps_left()
     elif options.time_limit is not None:
         local_search_deadline = max(deadline, time.perf_counter() + DESCENT_GRACE * options.time_limit)
     space = make_space(view, candidates, penalties) if time.perf_counter() < local_search_deadline else None

@@ -50,7 +50,7 @@ from numba import njit
 from amsolve.errors import InputError
 from amsolve.problem.instance import check_permutations
 from amsolve.search.active import Active, copy_queued, new_active, pop, push, push_all, size
-from amsolve.search.clock import now, now_on
+from amsolve.search.clock import clock_of, now, now_on
 from amsolve.search.distances import DistanceView, dist, tour_length
 from amsolve.search.kernel import copy_into, kernel
 from amsolve.search.kicks import KICK_SEGMENT, KICKED_CITIES, MIN_KICK_CITIES, kick, seed_kicks
@@ -305,7 +305,7 @@ def _first_descent(space: Space, tour: Tour, work: StepWork, code: int, deadline
     the deadline (a stage examines up to `_CLOCK_EVERY` cities before it looks at the clock,
     `_CLOCK_EVERY_FIVE_OPT` with 5-opt steps)."""
     n = len(tour.order)
-    clock = time.thread_time if cpu else time.perf_counter
+    clock = clock_of(cpu)
     for stage in _first_descent_codes(code, n, deadline - clock()):
         if clock() >= deadline:
             break
@@ -392,7 +392,7 @@ def _local_search(space: Space, tour: Tour, work: StepWork, method: int, deadlin
     """
     active = new_active(len(tour.order))
     total = 0.0
-    near_end = deadline - (time.thread_time() if cpu else time.perf_counter()) < _DESCENT_NEAR_END
+    near_end = deadline - clock_of(cpu)() < _DESCENT_NEAR_END
     while True:
         push_all(active, tour.order)
         gain = _drain(space, tour, active, work, method, deadline, False, math.inf, near_end, cpu)
@@ -520,9 +520,9 @@ def improve_tours(
     running) does not use up: they then end that much later, but whole.
     """
     cpu = cpu_seconds is not None
-    clock = time.thread_time if cpu else time.perf_counter
+    clock = clock_of(cpu)
     if cpu:
-        stop = time.thread_time() + cpu_seconds
+        stop = clock() + cpu_seconds
     else:
         stop = math.inf if deadline is None else deadline
     check_local_search(method)
