@@ -20,7 +20,7 @@ _PUBLIC = {
     "solve_instances": "amsolve.solver",
     "SolveOptions": "amsolve.solver",
     "Solution": "amsolve.solver",
-    "DecodeOptions": "amsolve.decode.strategies",
+    "DecodeOptions": "amsolve.decode.options",
     "decode": "amsolve.decode.strategies",
     "explain": "amsolve.explanation",
     "Explanation": "amsolve.explanation",

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from amsolve.device import resolve_device
 from amsolve.errors import InputError
 from amsolve.io import read_dataset, read_tsplib
 from amsolve.io.text import write_text_atomic
@@ -252,7 +251,7 @@ def run_bench(
     """Solves every dataset with every pipeline; rows are grouped by pipeline."""
     rows: list[BenchRow] = []
     for pipeline in pipelines:
-        models = ModelCache(pipeline.model, resolve_device(pipeline.device))
+        models = ModelCache(pipeline.model, pipeline.device)
         if pipeline.uses_network:
             for n in {instance.n for dataset in datasets for instance in dataset.instances}:
                 models.for_size(n)  # every model loaded once, before any timing

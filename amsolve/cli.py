@@ -155,7 +155,7 @@ def solve(
     json_output: JsonOption = False,
 ) -> None:
     """Solve instances with a pretrained model and print each tour and its length."""
-    from amsolve.decode.strategies import DecodeOptions
+    from amsolve.decode.options import DecodeOptions
     from amsolve.figures import plot_tour, pyplot
     from amsolve.io import load_instances
     from amsolve.io.dataset import check_limit
@@ -264,7 +264,7 @@ def bench(
 ) -> None:
     """Measure gaps and times against reference tours and TSPLIB optima."""
     from amsolve.bench import chart_points, collect_datasets, default_datasets, read_optima, run_bench, write_csv
-    from amsolve.decode.strategies import DecodeOptions
+    from amsolve.decode.options import DecodeOptions
     from amsolve.device import resolve_device
     from amsolve.figures import pyplot, time_quality_chart
     from amsolve.io.dataset import check_limit

@@ -208,7 +208,7 @@ def explain(
     instance = as_instance(instance)
     check_size(instance.n)
     torch_device = resolve_device(device)
-    model_name, network = ModelCache(model, torch_device).for_size(instance.n)
+    model_name, network = ModelCache(model, device).for_size(instance.n)
     network.eval()
     coords = torch.from_numpy(instance.normalized_coords()[None]).float().to(torch_device)  # (1, n, 2)
     recorder = StepRecorder(network.decoder, glimpse)

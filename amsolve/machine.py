@@ -7,8 +7,6 @@ import os
 import platform
 from pathlib import Path
 
-import torch
-
 
 def cpu_name() -> str:
     """The CPU model as the OS reports it."""
@@ -22,6 +20,8 @@ def cpu_name() -> str:
 
 def machine_description() -> str:
     """E.g. `AMD EPYC, 2 cores, 2 torch threads, torch 2.13.0+cpu, Linux`."""
+    import torch  # the rest of this module serves commands that need no torch
+
     return (
         f"{cpu_name()}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads, "
         f"torch {torch.__version__}, {platform.system()}"

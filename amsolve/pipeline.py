@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from amsolve.decode.strategies import DECODERS
+from amsolve.decode.options import DECODERS
 from amsolve.errors import InputError
 from amsolve.search.candidates import CANDIDATE_SOURCES
 from amsolve.solver import SolveOptions

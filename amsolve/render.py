@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich.console import Console
@@ -12,12 +12,14 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from amsolve.bench import TSPLIB_TOTAL, BenchRow
-from amsolve.explanation import ExplainedStep, Explanation
-from amsolve.model.weights import WEIGHTS_FILE
+from amsolve.model.config import WEIGHTS_FILE
 from amsolve.problem import Instance
 from amsolve.problem.distance import pair_distances
 from amsolve.solver import Solution
-from amsolve.train.trainer import TrainEvent, TrainSummary
+
+if TYPE_CHECKING:  # torch: loaded only by the commands that run these
+    from amsolve.explanation import ExplainedStep, Explanation
+    from amsolve.train.trainer import TrainEvent, TrainSummary
 
 console = Console(stderr=True)
 """Everything but requested data (tables, JSON) goes to stderr, so stdout stays clean."""

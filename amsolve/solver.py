@@ -12,10 +12,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import torch
 
 from amsolve.budget import (
     alpha_fits,
@@ -27,11 +26,9 @@ from amsolve.budget import (
     steps_fit,
     window_fits,
 )
-from amsolve.decode.edge_scores import model_candidates
-from amsolve.decode.strategies import DecodeOptions, decode
-from amsolve.device import resolve_device
+from amsolve.decode.options import DecodeOptions
+from amsolve.device import check_device, resolve_device
 from amsolve.errors import InputError
-from amsolve.model.network import AttentionModel
 from amsolve.model.penalties import PenaltyNet, load_penalty_net, predict_penalties
 from amsolve.model.registry import load_model, models_root, nearest_model
 from amsolve.problem import Instance
@@ -43,6 +40,11 @@ from amsolve.search.candidates.window import window_candidates
 from amsolve.search.construct import complete_nearest, construct
 from amsolve.search.distances import EXPLICIT, DistanceView, distance_view, metric_code, tour_length
 from amsolve.search.space import make_space
+
+if TYPE_CHECKING:
+    import torch
+
+    from amsolve.model.network import AttentionModel
 
 AUTO_SECONDS_PER_CITY = 0.001
 """Without --time-limit, the solve after any decoding (construction, candidate lists, local search,
@@ -131,6 +133,7 @@ class SolveOptions:
     def __post_init__(self) -> None:
         check_local_search(self.local_search)
         check_candidates(self.candidates, self.candidates_k)
+        check_device(self.device)
         if self.batch_size < 1:
             raise InputError("--batch-size must be at least 1")
         if self.time_limit is not None and not (self.time_limit >= 0 and math.isfinite(self.time_limit)):
@@ -184,12 +187,22 @@ class Solution:
 
 
 class ModelCache:
-    """Loads each model once and picks the shipped one nearest to an instance's size."""
+    """Loads each model once and picks the shipped one nearest to an instance's size. torch is
+    loaded only with the first attention model: the penalty network runs in numpy."""
 
-    def __init__(self, name: str | None, device: torch.device) -> None:
-        self.name, self.device = name, device
+    def __init__(self, name: str | None, device: str = "auto") -> None:
+        check_device(device)
+        self.name, self.device_name = name, device
         self.loaded: dict[str, AttentionModel] = {}
         self.penalty_net: PenaltyNet | None = None
+        self._device: torch.device | None = None
+
+    @property
+    def device(self) -> torch.device:
+        """The torch device of `--device` (`resolve_device`), resolved on first use."""
+        if self._device is None:
+            self._device = resolve_device(self.device_name)
+        return self._device
 
     def penalties(self) -> PenaltyNet:
         """The shipped penalty network (`models/penalties`)."""
@@ -299,6 +312,8 @@ def _candidates(
         k = options.candidates_k or DEFAULT_CANDIDATES["model"]
         deadline = math.inf if options.time_limit is None else time.perf_counter() + seconds
         coords = instance.normalized_coords() if order is None else instance.normalized_coords()[order]
+        from amsolve.decode.edge_scores import model_candidates  # torch: only for the network's lists
+
         return model_candidates(networks.model, coords, view, k, deadline), None
     return candidates_and_penalties(
         view, options.candidates, options.candidates_k, seconds, neighbours=neighbours, upper_bound=upper_bound
@@ -395,6 +410,10 @@ def _decoded(
     instances: Sequence[Instance], options: SolveOptions, model: AttentionModel | None, device: torch.device
 ) -> np.ndarray:
     """The network's start tours (batch, keep, n) for instances of one size."""
+    import torch
+
+    from amsolve.decode.strategies import decode
+
     coords = torch.from_numpy(np.stack([instance.normalized_coords() for instance in instances])).float().to(device)
     deadline = None
     if options.time_limit is not None:
@@ -447,13 +466,13 @@ def _solve_batch(
     instances: Sequence[Instance],
     networks: Networks,
     options: SolveOptions,
-    device: torch.device,
+    models: ModelCache,
     on_search_progress: SearchProgress | None,
 ) -> list[Solution]:
     """The network's starts for instances of one size together, then the search of each on its own
     metric; a construction's start is built in its instance's own time."""
     started = time.perf_counter()
-    decoded = _decoded(instances, options, networks.model, device) if options.decode.uses_network else None
+    decoded = _decoded(instances, options, networks.model, models.device) if options.decode.uses_network else None
     decoded_seconds = (time.perf_counter() - started) / len(instances)
     solutions = []
     for index, instance in enumerate(instances):
@@ -539,8 +558,7 @@ def solve_instances(
     `models` (made for `options`) lets several calls share loaded models, as a benchmark does.
     One-time costs are paid first by `warm_up`.
     """
-    device = resolve_device(options.device)
-    models = models or ModelCache(options.model, device)
+    models = models or ModelCache(options.model, options.device)
     batch_size = 1 if options.time_limit is not None else options.batch_size
     by_size: dict[int, list[int]] = {}
     for index, instance in enumerate(instances):
@@ -555,7 +573,7 @@ def solve_instances(
                 chunk = indices[begin : begin + batch_size]
                 batch = [instances[i] for i in chunk]
                 for index, solution in zip(
-                    chunk, _solve_batch(batch, networks, options, device, on_search_progress), strict=True
+                    chunk, _solve_batch(batch, networks, options, models, on_search_progress), strict=True
                 ):
                     solutions[index] = solution
                 on_progress(len(chunk))

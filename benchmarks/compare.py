@@ -31,7 +31,7 @@ import elkai
 import numpy as np
 
 from amsolve.bench import BenchRow, Dataset, bench_row, chart_points, run_bench
-from amsolve.decode.strategies import DecodeOptions
+from amsolve.decode.options import DecodeOptions
 from amsolve.figures import time_quality_chart
 from amsolve.io import read_dataset
 from amsolve.machine import machine_description

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import torch
 
-from amsolve.decode.strategies import DecodeOptions, decode
+from amsolve.decode.options import DecodeOptions
+from amsolve.decode.strategies import decode
 from amsolve.errors import WeightsError
 from amsolve.machine import machine_description
 from amsolve.model.config import ModelConfig

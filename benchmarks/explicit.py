@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from amsolve.bench import Dataset, collect_datasets, read_optima, run_bench
-from amsolve.decode.strategies import DecodeOptions
+from amsolve.decode.options import DecodeOptions
 from amsolve.machine import machine_description
 from amsolve.problem import Instance, distance_matrix
 from amsolve.search import improve_tours, iterated_local_search

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from amsolve.bench import TSPLIB_TOTAL, collect_datasets, read_optima, run_bench
-from amsolve.decode.strategies import DecodeOptions
+from amsolve.decode.options import DecodeOptions
 from amsolve.machine import machine_description
 from amsolve.solver import SolveOptions
 

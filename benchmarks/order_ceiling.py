@@ -30,7 +30,6 @@ from equal_time import summary  # the sibling scripts' (benchmarks/ is on sys.pa
 from penalty_ceiling import given_alphanet, ratio, seeded_results, view_key
 
 import amsolve.solver
-from amsolve.device import resolve_device
 from amsolve.io import load_instances
 from amsolve.machine import machine_description
 from amsolve.model.penalties import PenaltyNet
@@ -79,7 +78,7 @@ def main() -> None:
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
     if any(i.reference_tour is None for i in instances):
         parser.error("every instance needs a reference tour")
-    net = ModelCache(None, resolve_device("cpu")).penalties()
+    net = ModelCache(None, "cpu").penalties()
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
     print("|---|---|---|---|---|---|---|")

@@ -3,7 +3,7 @@
 Instances: uniform and clustered (Gaussian clusters), 100–2,000 cities, drawn from `--seed`;
 labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`), less
 their mean over the instance.
-Writes `penalties.pt` and `penalties.json` (how it was trained, with its figures) into `--out`.
+Writes `penalties.npz` and `penalties.json` (how it was trained, with its figures) into `--out`.
 
     python benchmarks/train_penalties.py --out models/penalties
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from amsolve.model.penalties import PenaltyNet, penalty_features, save_penalty_net
+from amsolve.model.penalties import PenaltyNet, penalty_features, penalty_module, save_penalty_net
 from amsolve.search.candidates.alpha import alpha_candidates
 from amsolve.search.distances import coordinate_view
 
@@ -67,20 +67,20 @@ def main() -> None:
     y = torch.from_numpy(np.concatenate([p for _, p in train]))
     vx = torch.from_numpy(np.concatenate([f for f, _ in valid]))
     vy = torch.from_numpy(np.concatenate([p for _, p in valid]))
-    net = PenaltyNet()
+    net = penalty_module()
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
     baseline = float(((vy - vy.mean()) ** 2).mean())
     for epoch in range(args.epochs):
         order = torch.randperm(len(x))
         for begin in range(0, len(x), 1024):
             batch = order[begin : begin + 1024]
-            loss = ((net(x[batch]) - y[batch]) ** 2).mean()
+            loss = ((net(x[batch]).squeeze(-1) - y[batch]) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
         if epoch % 10 == 9 or epoch == args.epochs - 1:
             with torch.no_grad():
-                error = float(((net(vx) - vy) ** 2).mean())
+                error = float(((net(vx).squeeze(-1) - vy) ** 2).mean())
             print(f"epoch {epoch + 1}: validation mean squared error {error:.4f} (predicting the mean: {baseline:.4f})")
     card = {
         "command": "python benchmarks/train_penalties.py "
@@ -91,7 +91,7 @@ def main() -> None:
         "validation_mse": round(error, 5),
         "validation_mse_of_the_mean": round(baseline, 5),
     }
-    save_penalty_net(net, args.out, card)
+    save_penalty_net(PenaltyNet.from_module(net), args.out, card)
     print(card)
 
 

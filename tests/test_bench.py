@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from amsolve.bench import SUITE_DIR, collect_datasets, default_datasets, read_optima, run_bench
 from amsolve.cli import app
-from amsolve.decode.strategies import DecodeOptions
+from amsolve.decode.options import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.io import write_dataset
 from amsolve.solver import SolveOptions

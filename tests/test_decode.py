@@ -11,8 +11,9 @@ import torch
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
 from amsolve.decode.beam import beam_search
 from amsolve.decode.edge_scores import VIEW_CITIES, model_candidates
+from amsolve.decode.options import DecodeOptions
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
-from amsolve.decode.strategies import DecodeOptions, decode, start_cities
+from amsolve.decode.strategies import decode, start_cities
 from amsolve.errors import InputError
 from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.construct import complete_nearest

@@ -11,7 +11,7 @@ from conftest import DATA
 from test_bench import circle_dataset
 
 from amsolve.bench import BenchRow, Dataset, bench_row, chart_points, collect_datasets, run_bench
-from amsolve.decode.strategies import DecodeOptions
+from amsolve.decode.options import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.pipeline import parse_pipelines
 from amsolve.solver import Solution, SolveOptions

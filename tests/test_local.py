@@ -14,8 +14,9 @@ import torch
 import amsolve.decode.local as local
 from amsolve.decode.cells import nearest_anchor
 from amsolve.decode.local import TOP_CITIES, level_sizes, local_tour, projection_orders, revise
+from amsolve.decode.options import DecodeOptions
 from amsolve.decode.paths import decode_paths, path_lengths
-from amsolve.decode.strategies import DecodeOptions, decode
+from amsolve.decode.strategies import decode
 
 
 def tour_length(points: np.ndarray, tour: np.ndarray) -> float:

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 
-from amsolve.errors import InputError
-from amsolve.model.penalties import NEIGHBOURS, PenaltyNet, penalty_features, predict_penalties
+from amsolve.errors import InputError, WeightsError
+from amsolve.model.penalties import (
+    NEIGHBOURS,
+    PENALTIES_FILE,
+    PenaltyNet,
+    load_penalty_net,
+    penalty_features,
+    penalty_module,
+    predict_penalties,
+    save_penalty_net,
+)
 from amsolve.search.candidates import candidates_and_penalties
 from amsolve.search.distances import coordinate_view
 from amsolve.solver import SolveOptions
@@ -38,12 +52,54 @@ def test_features_equal_a_plain_computation(n: int) -> None:
 
 def test_prediction_equals_the_network_run_by_torch() -> None:
     torch.manual_seed(0)
-    net = PenaltyNet().eval()
+    module = penalty_module().eval()
     view = coordinate_view(np.random.default_rng(1).random((50, 2)), "EUCLIDEAN")
     features, scale = penalty_features(view)
     with torch.no_grad():
-        expected = net(torch.from_numpy(features)).double().numpy() * scale
-    np.testing.assert_allclose(predict_penalties(net, view), expected, rtol=1e-5, atol=1e-7)
+        expected = module(torch.from_numpy(features)).squeeze(-1).double().numpy() * scale
+    np.testing.assert_allclose(predict_penalties(PenaltyNet.from_module(module), view), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_a_saved_network_loads_back_the_same(tmp_path: Path) -> None:
+    torch.manual_seed(1)
+    net = PenaltyNet.from_module(penalty_module(hidden=8))
+    save_penalty_net(net, tmp_path, {"command": "test"})
+    loaded = load_penalty_net(tmp_path)
+    features = np.random.default_rng(2).normal(size=(30, 2 * NEIGHBOURS)).astype(np.float32)
+    np.testing.assert_array_equal(loaded(features), net(features))
+    assert json.loads((tmp_path / "penalties.json").read_text()) == {"command": "test"}
+
+
+def test_a_broken_penalty_file_is_a_weights_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(WeightsError, match=PENALTIES_FILE):
+        load_penalty_net(tmp_path)  # missing
+    (tmp_path / PENALTIES_FILE).write_bytes(b"not a numpy archive")
+    with pytest.raises(WeightsError, match=PENALTIES_FILE):
+        load_penalty_net(tmp_path)
+    np.savez(tmp_path / PENALTIES_FILE, weight_0=np.zeros((1, 3), np.float32), bias_0=np.zeros(1, np.float32))
+    with pytest.raises(WeightsError, match="inputs"):
+        load_penalty_net(tmp_path)  # the wrong number of inputs
+
+
+def test_a_pipeline_without_the_attention_model_never_loads_torch() -> None:
+    """The default pipeline runs the penalty network in numpy: a solve, through the CLI as
+    through the Python API, leaves torch (seconds to import) unloaded."""
+    script = """
+import sys
+import numpy as np
+from typer.testing import CliRunner
+import amsolve
+from amsolve.cli import app
+solution = amsolve.solve(np.random.default_rng(0).random((30, 2)), time_limit=0.02)
+assert solution.model == "penalties", solution.model
+result = CliRunner().invoke(app, ["solve", sys.argv[1], "--time-limit", "0.02", "--json"])
+assert result.exit_code == 0, result.output
+print(sorted(name for name in sys.modules if name.split(".")[0] == "torch"))
+"""
+    example = Path(__file__).parents[1] / "examples" / "berlin52.tsp"
+    result = subprocess.run([sys.executable, "-c", script, str(example)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def test_alphanet_is_a_neural_pipeline_without_the_attention_model() -> None:
@@ -99,8 +155,6 @@ def test_the_warm_up_runs_alphanets_ascent_whatever_the_piece(monkeypatch: pytes
     )
     coords = np.random.default_rng(3).random((400, 2)) * 1000
     instance = Instance(name="u400", coords=coords, metric="EUC_2D", ids=np.arange(1, 401))
-    solver.warm_up(
-        instance, SolveOptions(candidates="alphanet", time_limit=0.01), solver.ModelCache(None, torch.device("cpu"))
-    )
+    solver.warm_up(instance, SolveOptions(candidates="alphanet", time_limit=0.01), solver.ModelCache(None, "cpu"))
     n, seconds = calls[-1]  # the second call: the first may spend its time on one-time costs
     assert seconds >= solver.PREDICTED_ALONE_SECONDS_PER_CITY * n

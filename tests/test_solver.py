@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import amsolve
-from amsolve.decode.strategies import DecodeOptions
+from amsolve.decode.options import DecodeOptions
 from amsolve.errors import InputError
 from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance

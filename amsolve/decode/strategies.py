@@ -16,80 +16,16 @@ import torch
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
 from amsolve.decode.beam import beam_search
 from amsolve.decode.local import local_tour
+from amsolve.decode.options import DecodeOptions, start_count
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout, sampling_selector
 from amsolve.errors import InputError
 from amsolve.machine import available_memory
 from amsolve.model.network import AttentionModel
-from amsolve.search.construct import CONSTRUCTIONS, complete_nearest
+from amsolve.search.construct import complete_nearest
 from amsolve.search.distances import coordinate_view
-
-NETWORK_DECODERS = ("greedy", "sample", "beam", "multistart", "local")
-"""Decoders that run the network."""
-
-DECODERS = NETWORK_DECODERS + CONSTRUCTIONS
-"""Every start a pipeline can name: the network's decoders and the constructions without it."""
-
-AUGMENT_MAX_CITIES = 1000
-"""Automatic augmentation stops here: above it, ×8 costs many seconds of encoder and decoder
-time (at 10,000 cities, minutes) and local search recovers more per second."""
 
 ROLLOUT_ELEMENTS = 2**25
 """Rollouts are run in chunks so that one step's attention scores stay below this many floats."""
-
-
-@dataclass(frozen=True)
-class DecodeOptions:
-    """How to decode; the counts apply per instance (and per symmetry with `augment`)."""
-
-    strategy: str = "greedy"
-    samples: int = 128
-    temperature: float = 1.0
-    beam_width: int = 16
-    starts: int | None = None  # multi-start: None means `default_starts(n)`
-    augment: bool | None = False  # None: only up to AUGMENT_MAX_CITIES cities
-    keep: int = 1
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.strategy not in DECODERS:
-            raise InputError(f"unknown decoder {self.strategy!r}; choose one of {', '.join(DECODERS)}")
-        for name, option in (("samples", "--samples"), ("beam_width", "--beam-width"), ("keep", "--improve")):
-            if getattr(self, name) < 1:
-                raise InputError(f"{option} must be at least 1")
-        if self.seed < 0:
-            raise InputError("--seed must be 0 or more")
-        if self.starts is not None and self.starts < 1:
-            raise InputError("--starts must be at least 1")
-        if not self.temperature > 0 or not math.isfinite(self.temperature):
-            raise InputError("--temperature must be a positive number")
-
-    @property
-    def uses_network(self) -> bool:
-        """Whether the start is decoded by the network (else a construction builds it)."""
-        return self.strategy in NETWORK_DECODERS
-
-    def augments(self, n: int) -> bool:
-        """Whether instances of `n` cities are decoded in their 8 symmetric versions."""
-        if not self.uses_network or self.strategy == "local":  # local decoding uses the symmetries itself
-            return False
-        return n <= AUGMENT_MAX_CITIES if self.augment is None else self.augment
-
-    def label(self, n: int | None = None) -> str:
-        """A short name for tables, e.g. `multistart20×8` (starts used at `n` cities) or `beam16`."""
-        if not self.uses_network:
-            return self.strategy
-        if self.strategy == "multistart":
-            starts = self.starts if n is None else len(start_cities(n, self.starts))
-            base = "multistart" if starts is None else f"multistart{starts}"
-        else:
-            base = {
-                "greedy": "greedy",
-                "sample": f"sample{self.samples}",
-                "beam": f"beam{self.beam_width}",
-                "local": "local",
-            }[self.strategy]
-        augmented = self.augment if n is None else self.augments(n)
-        return f"{base}×8" if augmented else base
 
 
 @dataclass(frozen=True)
@@ -100,24 +36,12 @@ class Decoded:
     lengths: torch.Tensor  # (batch, keep) Euclidean, in the coordinates decoded
 
 
-MULTISTART_WORK = 2 * 10**5
-"""Default multi-start budget, starts × n² per symmetry: every city up to 58 cities, 57 at
-n = 59, 20 at n = 100, 5 at 200, 1 from 317 on. On this CPU 100 starts ×8 at n = 100 take
-0.23 s per instance, and local search gains more from that time than the extra starts do.
-Pass `starts` (≥ n for all) to evaluate a model POMO-style."""
-
-
-def default_starts(n: int) -> int:
-    """How many start cities a multi-start tries when not told: all of them while that is cheap."""
-    return max(1, min(n, MULTISTART_WORK // (n * n)))
-
-
 def start_cities(n: int, starts: int | None) -> torch.Tensor:
     """The start cities of a multi-start, spread evenly over the indices (None: `default_starts`)."""
-    starts = default_starts(n) if starts is None else starts
-    if starts >= n:
+    count = start_count(n, starts)
+    if count == n:
         return torch.arange(n)
-    return torch.linspace(0, n - 1, starts).round().long()
+    return torch.linspace(0, n - 1, count).round().long()
 
 
 def check_beam_memory(batch: int, n: int, width: int, heads: int, device: torch.device) -> None:

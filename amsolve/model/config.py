@@ -9,6 +9,12 @@ from typing import Any
 
 from amsolve.errors import WeightsError
 
+WEIGHTS_FILE = "model.pt"
+"""A model directory's weights: a plain state dict, loaded with `weights_only=True`."""
+
+CONFIG_FILE = "config.json"
+"""A model directory's `ModelConfig`."""
+
 
 @dataclass(frozen=True)
 class ModelConfig:

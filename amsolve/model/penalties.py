@@ -6,22 +6,30 @@ by its distances to its `NEIGHBOURS` nearest cities and the same for those neigh
 all divided by the instance's mean nearest-neighbour distance, so the description does not depend
 on the instance's scale or size; a multilayer perceptron maps it to π / that scale. The prediction
 starts the ascent, which then needs fewer trees for the same bound.
+
+The perceptron is trained with torch (`penalty_module`, `benchmarks/train_penalties.py`) but runs
+and is stored as numpy arrays (`PenaltyNet`, `penalties.npz`): the pipelines without the
+attention model then never load torch, whose import takes seconds.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 from numba import njit
-from torch import nn
 
 from amsolve.errors import WeightsError
 from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.distances import DistanceView, dist
+
+if TYPE_CHECKING:
+    from torch import nn
 
 NEIGHBOURS = 10
 """Nearest cities each description reads."""
@@ -30,17 +38,48 @@ FEATURES = 2 * NEIGHBOURS
 """Inputs of the network: a city's own distances and its neighbours' mean ones, as logarithms."""
 
 
-class PenaltyNet(nn.Module):
-    """Features (n, FEATURES) → π / scale (n,)."""
+PENALTIES_FILE = "penalties.npz"
+"""The perceptron's layers in a model directory: `weight_i` (out, in) and `bias_i` (out,)."""
 
-    def __init__(self, hidden: int = 64) -> None:
-        super().__init__()
-        self.layers = nn.Sequential(
-            nn.Linear(FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+HIDDEN = 64
+"""Units of each of the two hidden layers."""
+
+
+@dataclass(frozen=True)
+class PenaltyNet:
+    """The perceptron as numpy arrays: linear layers with ReLU between them; features (n,
+    FEATURES) → π / scale (n,)."""
+
+    weights: tuple[np.ndarray, ...]  # (out, in) each
+    biases: tuple[np.ndarray, ...]  # (out,) each
+
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        hidden = features  # (n, FEATURES)
+        for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            if index:
+                hidden = np.maximum(hidden, 0.0)
+            hidden = hidden @ weight.T + bias  # (n, out)
+        return hidden[:, 0]  # (n,)
+
+    @classmethod
+    def from_module(cls, module: nn.Sequential) -> PenaltyNet:
+        """The numpy form of a trained `penalty_module`."""
+        from torch import nn
+
+        linear = [layer for layer in module if isinstance(layer, nn.Linear)]
+        return cls(
+            tuple(layer.weight.detach().cpu().numpy().copy() for layer in linear),
+            tuple(layer.bias.detach().cpu().numpy().copy() for layer in linear),
         )
 
-    def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return self.layers(features).squeeze(-1)  # (n,)
+
+def penalty_module(hidden: int = HIDDEN) -> nn.Sequential:
+    """The perceptron as a torch module, to train (`PenaltyNet.from_module` then runs it)."""
+    from torch import nn
+
+    return nn.Sequential(
+        nn.Linear(FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+    )
 
 
 def penalty_features(view: DistanceView, neighbours: np.ndarray | None = None) -> tuple[np.ndarray, float]:
@@ -73,31 +112,36 @@ def _describe(points: np.ndarray, code: int, neighbours: np.ndarray) -> tuple[np
 
 
 def predict_penalties(net: PenaltyNet, view: DistanceView, neighbours: np.ndarray | None = None) -> np.ndarray:
-    """π (n,) predicted for the instance (`neighbours` as in `penalty_features`). The perceptron runs
-    in numpy: for one instance of a few hundred cities torch's per-call costs (about 0.35 ms at 100
-    cities) are most of the time."""
+    """π (n,) predicted for the instance (`neighbours` as in `penalty_features`)."""
     features, scale = penalty_features(view, neighbours)
-    hidden = features  # (n, FEATURES)
-    for layer in net.layers:
-        if isinstance(layer, nn.Linear):
-            hidden = hidden @ layer.weight.detach().numpy().T + layer.bias.detach().numpy()  # (n, out)
-        else:
-            hidden = np.maximum(hidden, 0.0)
-    return hidden[:, 0].astype(np.float64) * scale
+    return net(features).astype(np.float64) * scale
 
 
 def save_penalty_net(net: PenaltyNet, directory: Path, card: dict) -> None:
+    """`net` and its card (how it was trained) into `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
-    torch.save(net.state_dict(), directory / "penalties.pt")
+    arrays = {f"weight_{i}": weight for i, weight in enumerate(net.weights)}
+    arrays |= {f"bias_{i}": bias for i, bias in enumerate(net.biases)}
+    np.savez(directory / PENALTIES_FILE, **arrays)
     (directory / "penalties.json").write_text(json.dumps(card, indent=2) + "\n")
 
 
 def load_penalty_net(directory: Path) -> PenaltyNet:
     """The network saved in `directory`; WeightsError naming the file if it cannot be read."""
-    path = directory / "penalties.pt"
-    net = PenaltyNet()
+    path = directory / PENALTIES_FILE
     try:
-        net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
-    except (OSError, RuntimeError, ValueError, EOFError) as error:
+        with np.load(path, allow_pickle=False) as arrays:
+            count = sum(name.startswith("weight_") for name in arrays.files)
+            net = PenaltyNet(
+                tuple(arrays[f"weight_{i}"] for i in range(count)), tuple(arrays[f"bias_{i}"] for i in range(count))
+            )
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise WeightsError(f"{path}: cannot load penalty network ({error})") from None
-    return net.eval()
+    inputs = [FEATURES] + [weight.shape[0] for weight in net.weights[:-1]]
+    shapes_fit = count > 0 and all(
+        weight.ndim == 2 and weight.shape[1] == size and bias.shape == weight.shape[:1]
+        for weight, bias, size in zip(net.weights, net.biases, inputs, strict=True)
+    )
+    if not shapes_fit or net.weights[-1].shape[0] != 1:
+        raise WeightsError(f"{path}: not a penalty network of {FEATURES} inputs and one output")
+    return net

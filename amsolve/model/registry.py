@@ -7,13 +7,15 @@ Shipped models live in the repository's `models/` folder; a wheel carries them a
 from __future__ import annotations
 
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from amsolve.errors import WeightsError
-from amsolve.model.config import ModelConfig
-from amsolve.model.network import AttentionModel
-from amsolve.model.weights import CONFIG_FILE, WEIGHTS_FILE, load_model_dir
+from amsolve.model.config import CONFIG_FILE, WEIGHTS_FILE, ModelConfig
+
+if TYPE_CHECKING:
+    import torch
+
+    from amsolve.model.network import AttentionModel
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -66,4 +68,6 @@ def resolve_model(name_or_path: str) -> Path:
 
 def load_model(name_or_path: str, device: torch.device | str = "cpu") -> AttentionModel:
     """Loads a shipped model by name or a model directory by path, in eval mode."""
+    from amsolve.model.weights import load_model_dir  # torch: only when a pipeline runs the network
+
     return load_model_dir(resolve_model(name_or_path), device)

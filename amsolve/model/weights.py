@@ -12,11 +12,8 @@ import torch
 
 from amsolve.errors import WeightsError
 from amsolve.files import atomic_write
-from amsolve.model.config import ModelConfig
+from amsolve.model.config import CONFIG_FILE, WEIGHTS_FILE, ModelConfig
 from amsolve.model.network import AttentionModel
-
-WEIGHTS_FILE = "model.pt"
-CONFIG_FILE = "config.json"
 
 
 def save_model(model: AttentionModel, directory: Path) -> None:

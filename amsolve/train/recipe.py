@@ -27,7 +27,7 @@ from typing import Any
 from amsolve.errors import InputError
 from amsolve.files import atomic_write
 from amsolve.io.text import write_text_atomic
-from amsolve.model.weights import CONFIG_FILE, WEIGHTS_FILE
+from amsolve.model.config import CONFIG_FILE, WEIGHTS_FILE
 from amsolve.train.card import LOG_FILE, PHASES_FILE, write_card
 from amsolve.train.checkpoint import CHECKPOINT_FILE, load_checkpoint
 from amsolve.train.distributed import Distributed, distributed_session

@@ -22,7 +22,8 @@ import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 from amsolve.decode.augment import SYMMETRIES, apply_symmetry
-from amsolve.decode.strategies import DecodeOptions, decode
+from amsolve.decode.options import DecodeOptions
+from amsolve.decode.strategies import decode
 from amsolve.device import resolve_device
 from amsolve.errors import AmsolveError, InputError
 from amsolve.io.text import write_text_atomic
