@@ -32,7 +32,9 @@ StartsOption = Annotated[
 ModelOption = Annotated[
     str | None, typer.Option(help="Shipped model name or model directory (default: nearest in size).")
 ]
-DeviceOption = Annotated[str, typer.Option(help="auto, cpu or cuda.")]
+DeviceOption = Annotated[
+    str, typer.Option(help="Where the attention model runs: auto, cpu or cuda (the search runs on the CPU).")
+]
 SeedOption = Annotated[int, typer.Option(help="Seed (0 or more) of the sampling decoder and of iterated local search.")]
 BatchSizeOption = Annotated[int, typer.Option(help="Instances of equal size decoded together.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout instead of the table.")]
@@ -203,10 +205,12 @@ def solve(
             write_tours(tour_out, solutions, force)
         if plot is not None:
             plot_tour(plot, solutions[0], force)
-        if model is not None and not options.uses_network:
+        unused = [name for name, given in (("--model", model is not None), ("--device", device != "auto")) if given]
+        if unused and not options.uses_network:
             typer.echo(
-                f"note: --model is not used: the start {decode!r} and the {candidates!r} candidates need no network "
-                "(a network start such as --decode multistart, or --candidates model, uses it)",
+                f"note: {' and '.join(unused)} {'is' if len(unused) == 1 else 'are'} not used: the start {decode!r} "
+                f"and the {candidates!r} candidates need no attention model (a network start such as "
+                "--decode multistart, or --candidates model, uses it)",
                 err=True,
             )
 
