@@ -25,6 +25,11 @@ Peers (`pip install '.[peers]'`):
 
 Gaps are to the dataset's reference tours or the optima given with `--optima`. Prints a Markdown
 table and writes every point to `--json` for the chart (`--plot`).
+
+With `--interleave`, amsolve's pipelines take each instance in turn (the first of them rotating
+from instance to instance) instead of one pipeline over all instances after another: whatever the
+machine's other core does meanwhile (a process whose large arrays share the processor's cache
+slowed a 1,000-city study here) then falls on every pipeline alike.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from amsolve.io import load_instances
 from amsolve.machine import machine_description
 from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance
-from amsolve.solver import SolveOptions, solve_instances
+from amsolve.solver import ModelCache, SolveOptions, solve_instances
 
 FAST_TSP_LONGEST = 65_000
 """fast-tsp's distances are 16-bit: the longest edge is scaled to this."""
@@ -75,14 +80,34 @@ def gap(instance: Instance, tour: np.ndarray) -> float:
     return 100.0 * (instance.tour_length(np.asarray(tour)) - reference) / reference
 
 
+def pipeline_options(pipeline: str, budget: float, seed: int) -> SolveOptions:
+    """The options of an amsolve pipeline under `budget` seconds per instance, with `seed`."""
+    options = parse_pipeline(pipeline, SolveOptions(device="cpu", time_limit=budget))
+    return replace(options, decode=replace(options.decode, seed=seed))
+
+
 def run_amsolve(
     instances: list[Instance], budget: float, pipeline: str, seed: int = 0
 ) -> list[tuple[np.ndarray, float]]:
     """amsolve through its Python API, one instance at a time (one-time costs paid before by its warm-up)."""
-    options = parse_pipeline(pipeline, SolveOptions(device="cpu", time_limit=budget))
-    options = replace(options, decode=replace(options.decode, seed=seed))
-    solutions = solve_instances(instances, options)
+    solutions = solve_instances(instances, pipeline_options(pipeline, budget, seed))
     return [(solution.tour, solution.seconds) for solution in solutions]
+
+
+def run_amsolve_interleaved(
+    instances: list[Instance], budget: float, pipelines: list[str], seed: int = 0
+) -> dict[str, list[tuple[np.ndarray, float]]]:
+    """`run_amsolve` of every pipeline, each instance solved by all of them in turn, the first
+    rotating from instance to instance (each call's warm-up before its clock, as in `run_amsolve`)."""
+    options = {pipeline: pipeline_options(pipeline, budget, seed) for pipeline in pipelines}
+    models = {pipeline: ModelCache(options[pipeline].model, options[pipeline].device) for pipeline in pipelines}
+    solved: dict[str, list[tuple[np.ndarray, float]]] = {pipeline: [] for pipeline in pipelines}
+    for index, instance in enumerate(instances):
+        for turn in range(len(pipelines)):
+            pipeline = pipelines[(index + turn) % len(pipelines)]
+            [solution] = solve_instances([instance], options[pipeline], models=models[pipeline])
+            solved[pipeline].append((solution.tour, solution.seconds))
+    return solved
 
 
 def run_cli(path: Path, limit: int | None, budget: float, seed: int) -> list[tuple[np.ndarray, float]]:
@@ -184,6 +209,9 @@ def main() -> None:
         help="run each solver with N seeds (amsolve's random draws, LKH-3's SEED = seed + 1; fast-tsp takes none)",
     )
     parser.add_argument("--first-seed", type=int, default=0, help="the first of the seeds")
+    parser.add_argument(
+        "--interleave", action="store_true", help="amsolve's pipelines take each instance in turn (module docstring)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every result here")
     parser.add_argument("--plot", type=Path, default=None, help="draw the time-quality chart here (overwrites)")
     parser.add_argument("--name", default=None, help="measure all datasets as one, under this name (no cli)")
@@ -210,13 +238,23 @@ def main() -> None:
         ]
         for budget in map(float, args.budgets.split(",")):
             rows: list[list[Result]] = []
-            for pipeline in args.pipelines.split(",") if "amsolve" in solvers else []:
+            pipelines = args.pipelines.split(",") if "amsolve" in solvers else []
+            solved = {pipeline: {} for pipeline in pipelines}  # pipeline → seed → [(tour, seconds)]
+            if args.interleave:
+                for seed in seeds:
+                    for pipeline, tours in run_amsolve_interleaved(instances, budget, pipelines, seed).items():
+                        solved[pipeline][seed] = tours
+            else:
+                for pipeline in pipelines:
+                    for seed in seeds:
+                        solved[pipeline][seed] = run_amsolve(instances, budget, pipeline, seed)
+            for pipeline in pipelines:
                 neural = parse_pipeline(pipeline, SolveOptions()).neural
                 rows.append(
                     [
                         Result(name, i.name, f"amsolve {pipeline}", budget, gap(i, t), s, neural, seed)
                         for seed in seeds
-                        for i, (t, s) in zip(instances, run_amsolve(instances, budget, pipeline, seed), strict=True)
+                        for i, (t, s) in zip(instances, solved[pipeline][seed], strict=True)
                     ]
                 )
             if "cli" in solvers and path is not None:
