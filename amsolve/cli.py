@@ -205,12 +205,11 @@ def solve(
             write_tours(tour_out, solutions, force)
         if plot is not None:
             plot_tour(plot, solutions[0], force)
-        unused = [name for name, given in (("--model", model is not None), ("--device", device != "auto")) if given]
+        unused = " and ".join(name for name, given in (("--model", model), ("--device", device != "auto")) if given)
         if unused and not options.uses_network:
             typer.echo(
-                f"note: {' and '.join(unused)} {'is' if len(unused) == 1 else 'are'} not used: the start {decode!r} "
-                f"and the {candidates!r} candidates need no attention model (a network start such as "
-                "--decode multistart, or --candidates model, uses it)",
+                f"note: {unused} not used: the start {decode!r} and the {candidates!r} candidates run no attention "
+                "model (a network start such as --decode multistart, or --candidates model, does)",
                 err=True,
             )
 
