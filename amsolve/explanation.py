@@ -18,7 +18,6 @@ import numpy as np
 import torch
 
 from amsolve.decode.rollout import greedy_selector, rollout
-from amsolve.device import resolve_device
 from amsolve.errors import InputError
 from amsolve.model.decoder import Decoder, DecoderCache
 from amsolve.problem import Instance
@@ -207,10 +206,10 @@ def explain(
     """
     instance = as_instance(instance)
     check_size(instance.n)
-    torch_device = resolve_device(device)
-    model_name, network = ModelCache(model, device).for_size(instance.n)
+    models = ModelCache(model, device)
+    model_name, network = models.for_size(instance.n)
     network.eval()
-    coords = torch.from_numpy(instance.normalized_coords()[None]).float().to(torch_device)  # (1, n, 2)
+    coords = torch.from_numpy(instance.normalized_coords()[None]).float().to(models.device)  # (1, n, 2)
     recorder = StepRecorder(network.decoder, glimpse)
     tour = rollout(recorder, network.precompute(coords), 1, greedy_selector).tours[0, 0].cpu().numpy()  # (n,)
     tour = instance.validate_tour(tour)
