@@ -164,12 +164,15 @@ def short_tour(cities: Sequence[object], show_all: bool, head: int = 8) -> str:
 
 
 def format_length(value: float | None) -> str:
-    """Integers as integers (TSPLIB metrics), large means with one decimal, others with five."""
+    """Integers as integers (TSPLIB metrics), large means with one decimal, others with five, and
+    lengths below 0.01 (coordinates in tiny units) with five significant digits."""
     if value is None:
         return "–"
     if float(value).is_integer():
         return f"{value:,.0f}"
-    return f"{value:,.1f}" if abs(value) >= 1000 else f"{value:.5f}"
+    if abs(value) >= 1000:
+        return f"{value:,.1f}"
+    return f"{value:.5f}" if abs(value) >= 0.01 else f"{value:.5g}"
 
 
 def render_solutions(solutions: Sequence[Solution], show_tour: bool) -> None:

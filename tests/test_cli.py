@@ -272,3 +272,13 @@ def test_a_model_or_device_the_pipeline_does_not_use_is_named_in_a_note(model_di
     assert used.exit_code == 0 and used.stderr == ""
     on_cpu = invoke("solve", DATA / "berlin52.tsp", "--device", "cpu", "--json")
     assert on_cpu.exit_code == 0 and "--device not used" in on_cpu.stderr
+
+
+@pytest.mark.parametrize(
+    ("length", "shown"),
+    [(7542.0, "7,542"), (12345.678, "12,345.7"), (7.08080123, "7.08080"), (1.331350028e-11, "1.3314e-11"), (None, "–")],
+)
+def test_lengths_are_shown_with_their_significant_digits(length: float | None, shown: str) -> None:
+    from amsolve.render import format_length
+
+    assert format_length(length) == shown

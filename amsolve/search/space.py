@@ -32,7 +32,7 @@ def move_tolerance(view: DistanceView) -> float:
     points = view.points
     float_matrix = view.code == EXPLICIT and not np.issubdtype(points.dtype, np.integer)
     if view.code == EUCLIDEAN or (float_matrix and not np.array_equal(points, np.round(points))):
-        return 1e-12 * max(1.0, float(np.abs(points).max(initial=0.0)))
+        return 1e-12 * float(np.abs(points).max(initial=0.0))
     return 0.0
 
 
