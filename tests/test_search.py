@@ -515,3 +515,6 @@ def test_the_search_is_the_same_at_any_scale_of_coordinates(method: str) -> None
     for scale in (2.0**-40, 2.0**40):
         scaled, _ = search(coords * scale, "EUCLIDEAN", tours, method)
         assert np.array_equal(scaled, expected)
+    far, _ = search(coords + 2.0**40, "EUCLIDEAN", tours, method)  # quantised to 2**-12
+    assert is_permutation(far)
+    assert (tour_lengths(coords, "EUCLIDEAN", far) <= 1.05 * tour_lengths(coords, "EUCLIDEAN", expected)).all()

@@ -26,13 +26,16 @@ class Space(NamedTuple):
 def move_tolerance(view: DistanceView) -> float:
     """How much a move must shorten a tour to count: 0 for integer distances, else a rounding margin.
 
-    For float distances the margin, 1e-12 of the largest coordinate or matrix entry, keeps rounding
-    noise from ever making a search go round in circles.
+    For float distances the margin, 1e-12 of the longest possible distance (the widest extent of the
+    cities along an axis, or the largest matrix entry), keeps rounding noise from ever making a
+    search go round in circles: a length's rounding error is relative to the length, whatever the
+    coordinates' scale or distance from the origin.
     """
     points = view.points
-    float_matrix = view.code == EXPLICIT and not np.issubdtype(points.dtype, np.integer)
-    if view.code == EUCLIDEAN or (float_matrix and not np.array_equal(points, np.round(points))):
-        return 1e-12 * float(np.abs(points).max(initial=0.0))
+    if view.code == EUCLIDEAN:
+        return 1e-12 * float(np.ptp(points, axis=0).max(initial=0.0)) if view.n else 0.0
+    if view.code == EXPLICIT and not np.issubdtype(points.dtype, np.integer) and not np.array_equal(points, np.round(points)):
+        return 1e-12 * float(points.max(initial=0.0))
     return 0.0
 
 
