@@ -161,6 +161,7 @@ def solve(
     from amsolve.figures import plot_tour, pyplot
     from amsolve.io import load_instances
     from amsolve.io.dataset import check_limit
+    from amsolve.model.registry import check_model
     from amsolve.outputs import check_tour_directory, check_writable, write_tours
     from amsolve.render import ProgressBar, render_solutions, solutions_json
     from amsolve.solver import SolveOptions, solve_instances
@@ -185,6 +186,8 @@ def solve(
             batch_size=batch_size,
             time_limit=time_limit,
         )
+        if model is not None:
+            check_model(model)
         check_limit(limit)
         instances = [instance for path in files for instance in load_instances(path, file_format, limit)]
         bound_decoding_memory(max(instance.n for instance in instances))
@@ -271,6 +274,7 @@ def bench(
     from amsolve.device import resolve_device
     from amsolve.figures import pyplot, time_quality_chart
     from amsolve.io.dataset import check_limit
+    from amsolve.model.registry import check_model
     from amsolve.outputs import check_writable
     from amsolve.pipeline import parse_pipelines
     from amsolve.render import ProgressBar, bench_json, render_bench
@@ -289,6 +293,8 @@ def bench(
             time_limit=time_limit,
         )
         pipelines = parse_pipelines(decode, template)
+        if model is not None:
+            check_model(model)
         check_writable([path for path in (csv_out, plot) if path is not None], force)
         if plot is not None:
             pyplot()

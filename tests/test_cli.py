@@ -282,3 +282,10 @@ def test_lengths_are_shown_with_their_significant_digits(length: float | None, s
     from amsolve.render import format_length
 
     assert format_length(length) == shown
+
+
+@pytest.mark.parametrize("command", ["solve", "bench"])
+def test_a_mistyped_model_is_an_error_even_where_the_pipeline_runs_none(command: str, tmp_path) -> None:
+    for model, named in (("tsp1000", "no model 'tsp1000'"), (str(tmp_path), "config.json")):
+        result = invoke(command, DATA / "berlin52.tsp", "--model", model)
+        assert result.exit_code == 2 and named in error_line(result)

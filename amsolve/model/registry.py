@@ -66,6 +66,12 @@ def resolve_model(name_or_path: str) -> Path:
     raise WeightsError(f"no model {name_or_path!r}: not a shipped model ({known}) nor a directory")
 
 
+def check_model(name_or_path: str) -> None:
+    """WeightsError unless `name_or_path` is a shipped model or a directory with a valid config; for
+    a `--model` that the pipeline may not load, so that a mistyped one is not passed over."""
+    ModelConfig.load(resolve_model(name_or_path) / CONFIG_FILE)
+
+
 def load_model(name_or_path: str, device: torch.device | str = "cpu") -> AttentionModel:
     """Loads a shipped model by name or a model directory by path, in eval mode."""
     from amsolve.model.weights import load_model_dir  # torch: only when a pipeline runs the network
