@@ -289,3 +289,13 @@ def test_a_mistyped_model_is_an_error_even_where_the_pipeline_runs_none(command:
     for model, named in (("tsp1000", "no model 'tsp1000'"), (str(tmp_path), "config.json")):
         result = invoke(command, DATA / "berlin52.tsp", "--model", model)
         assert result.exit_code == 2 and named in error_line(result)
+
+
+def test_a_csv_of_named_cities_gives_the_tour_by_name(tmp_path) -> None:
+    named = tmp_path / "named.csv"
+    named.write_text("city,x,y\nBonn,0,0\nKiel,0,4\nLinz,3,4\nRiga,3,0\n")
+    result = invoke("solve", named, "--json")
+    assert result.exit_code == 0
+    (solved,) = json.loads(result.stdout)["instances"]
+    assert solved["length"] == 14.0 and sorted(solved["tour_names"]) == ["Bonn", "Kiel", "Linz", "Riga"]
+    assert solved["tour_names"] == [["Bonn", "Kiel", "Linz", "Riga"][city - 1] for city in solved["tour"]]

@@ -317,10 +317,21 @@ def test_csv_with_quoted_header(tmp_path: Path) -> None:
     assert instance.coords.tolist() == [[0, 0], [1, 0], [0, 1]]
 
 
+@pytest.mark.parametrize("header", ["", "city,x,y\n"])
+def test_csv_with_city_names_labels_the_tour_with_them(tmp_path: Path, header: str) -> None:
+    instance = read_csv(write(tmp_path, "named.csv", header + "Bonn,0,0\n\"Kiel, port\",3,4\n12,3,0\n"))
+    assert instance.names == ("Bonn", "Kiel, port", "12") and instance.ids.tolist() == [1, 2, 3]
+    assert instance.coords.tolist() == [[0, 0], [3, 4], [3, 0]]
+    assert instance.tour_names(np.array([2, 0, 1])) == ["12", "Bonn", "Kiel, port"]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("x,y\n0,0\n1;1\n2,2\n", "bad.csv line 3: expected 'x,y' or 'id,x,y', got 1 values"),
+        ("x,y\n0,0\n1;1\n2,2\n", "bad.csv line 3: expected 'x,y', 'id,x,y' or 'name,x,y', got 1 values; values must"),
+        ("0,0,0,0\n", "bad.csv line 1: expected 'x,y', 'id,x,y' or 'name,x,y', got 4 values; for a matrix"),
+        ("name,x,y\nBonn,0,0\nKiel,1,1\nBonn,2,2\n", "bad.csv line 4: duplicate city name 'Bonn' (first on line 2)"),
+        ("Bonn,0,0\n,1,1\nKiel,2,2\n", "bad.csv line 2: empty city name"),
         ("0,0\n1,1,1\n2,2\n", "bad.csv line 2: 3 values, but the first row has 2"),
         ("x,y\n0,0\n1,one\n2,2\n", "bad.csv line 3: non-numeric coordinate 'one'"),
         ("0,0\n1,nan\n2,2\n", "bad.csv line 2: non-finite coordinate 'nan'"),
