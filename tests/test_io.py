@@ -319,7 +319,7 @@ def test_csv_with_quoted_header(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("header", ["", "city,x,y\n"])
 def test_csv_with_city_names_labels_the_tour_with_them(tmp_path: Path, header: str) -> None:
-    instance = read_csv(write(tmp_path, "named.csv", header + "Bonn,0,0\n\"Kiel, port\",3,4\n12,3,0\n"))
+    instance = read_csv(write(tmp_path, "named.csv", header + 'Bonn,0,0\n"Kiel, port",3,4\n12,3,0\n'))
     assert instance.names == ("Bonn", "Kiel, port", "12") and instance.ids.tolist() == [1, 2, 3]
     assert instance.coords.tolist() == [[0, 0], [3, 4], [3, 0]]
     assert instance.tour_names(np.array([2, 0, 1])) == ["12", "Bonn", "Kiel, port"]

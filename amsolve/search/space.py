@@ -33,9 +33,10 @@ def move_tolerance(view: DistanceView) -> float:
     """
     points = view.points
     if view.code == EUCLIDEAN:
-        return 1e-12 * float(np.ptp(points, axis=0).max(initial=0.0)) if view.n else 0.0
-    if view.code == EXPLICIT and not np.issubdtype(points.dtype, np.integer) and not np.array_equal(points, np.round(points)):
-        return 1e-12 * float(points.max(initial=0.0))
+        return 1e-12 * float(np.ptp(points, axis=0).max())
+    float_matrix = view.code == EXPLICIT and not np.issubdtype(points.dtype, np.integer)
+    if float_matrix and not np.array_equal(points, np.round(points)):
+        return 1e-12 * float(points.max())
     return 0.0
 
 
