@@ -245,16 +245,18 @@ def _total(pipeline: SolveOptions, rows: Sequence[BenchRow]) -> BenchRow:
 def run_bench(
     datasets: Sequence[Dataset],
     pipelines: Sequence[SolveOptions],
-    device: str,
     on_progress: Callable[[int], None] = lambda done: None,
 ) -> list[BenchRow]:
-    """Solves every dataset with every pipeline; rows are grouped by pipeline."""
+    """Solves every dataset with every pipeline; rows are grouped by pipeline. A row's device is
+    where its attention model ran; a pipeline without one runs on the CPU and never loads torch."""
     rows: list[BenchRow] = []
     for pipeline in pipelines:
         models = ModelCache(pipeline.model, pipeline.device)
+        device = "cpu"
         if pipeline.uses_network:
             for n in {instance.n for dataset in datasets for instance in dataset.instances}:
                 models.for_size(n)  # every model loaded once, before any timing
+            device = str(models.device)
         pipeline_rows = []
         for dataset in datasets:
             solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress, models=models)

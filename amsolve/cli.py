@@ -271,7 +271,6 @@ def bench(
     """Measure gaps and times against reference tours and TSPLIB optima."""
     from amsolve.bench import chart_points, collect_datasets, default_datasets, read_optima, run_bench, write_csv
     from amsolve.decode.options import DecodeOptions
-    from amsolve.device import resolve_device
     from amsolve.figures import pyplot, time_quality_chart
     from amsolve.io.dataset import check_limit
     from amsolve.model.registry import check_model
@@ -303,7 +302,7 @@ def bench(
         bound_decoding_memory(max(instance.n for dataset in datasets for instance in dataset.instances))
         total = len(pipelines) * sum(len(dataset.instances) for dataset in datasets)
         with ProgressBar(total, "benchmarking", enabled=not json_output) as progress:
-            rows = run_bench(datasets, pipelines, str(resolve_device(device)), on_progress=progress.advance)
+            rows = run_bench(datasets, pipelines, on_progress=progress.advance)
         if json_output:
             typer.echo(bench_json(rows))
         else:

@@ -125,7 +125,7 @@ def main() -> None:
         ]
         dataset_rows += [
             replace(row, decode=f"amsolve {row.decode}", pipeline=f"amsolve {row.pipeline}")
-            for row in run_bench([dataset], PIPELINES, "cpu")
+            for row in run_bench([dataset], PIPELINES)
         ]
         for row in dataset_rows:
             print(

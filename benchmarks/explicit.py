@@ -70,7 +70,7 @@ def gaps(instances: list[Instance], pipeline: SolveOptions) -> tuple[list[float]
 def default_part() -> None:
     instances = explicit_instances()
     layout = layouts()
-    rows = run_bench([Dataset(instance.name, [instance], tsplib=True) for instance in instances], [DEFAULT], "cpu")
+    rows = run_bench([Dataset(instance.name, [instance], tsplib=True) for instance in instances], [DEFAULT])
     print(f"### Default pipeline ({DEFAULT.label()}), `../shared/tsplib_explicit`\n")
     print("| instance | n | EDGE_WEIGHT_FORMAT | the model read | optimum (from) | length | gap % | s |")
     print("|---|---|---|---|---|---|---|---|")

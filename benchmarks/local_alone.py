@@ -58,7 +58,7 @@ def main() -> None:
     met = True
     for name in args.sets.split(","):
         datasets = collect_datasets(paths[name], optima, args.limit)
-        rows = run_bench(datasets, [pipeline], "cpu")
+        rows = run_bench(datasets, [pipeline])
         for row in rows:
             print(
                 f"| {name} | {row.dataset} | {row.gap_mean_pct:.2f} | {row.gap_max_pct:.2f} "

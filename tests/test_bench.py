@@ -38,7 +38,7 @@ def circle_dataset(path: Path, instances: int = 3, n: int = 12) -> Path:
 def test_a_tour_following_the_circle_has_gap_zero(tmp_path, model_dir) -> None:
     datasets = collect_datasets([circle_dataset(tmp_path / "circle.txt")], {}, None)
     pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="2opt", model=str(model_dir))
-    [row] = run_bench(datasets, [pipeline], "cpu")
+    [row] = run_bench(datasets, [pipeline])
     assert row.instances == 3
     assert abs(row.gap_mean_pct) < 1e-9 and abs(row.gap_max_pct) < 1e-9  # 2-opt untangles a convex polygon
 
@@ -51,7 +51,7 @@ def test_the_model_is_loaded_once_per_pipeline_outside_the_timings(tmp_path, mod
     monkeypatch.setattr(amsolve.solver, "load_model", lambda *args: loads.append(args) or original(*args))
     paths = [circle_dataset(tmp_path / f"circle{n}.txt", 2, n) for n in (10, 12, 14)]
     pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="none", model=str(model_dir))
-    rows = run_bench(collect_datasets(paths, {}, None), [pipeline, pipeline], "cpu")
+    rows = run_bench(collect_datasets(paths, {}, None), [pipeline, pipeline])
     assert len(rows) == 6 and len(loads) == 2
 
 
@@ -173,7 +173,7 @@ def test_a_tour_shorter_than_a_claimed_optimum_is_reported(tmp_path, model_dir) 
     table.write_text("name,optimal\nberlin52,1000000\n")
     datasets = collect_datasets([path], optima, None)
     pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="none", model=str(model_dir))
-    [row] = run_bench(datasets, [pipeline], "cpu")
+    [row] = run_bench(datasets, [pipeline])
     assert row.below_optimal == ["berlin52"] and row.gap_mean_pct < 0
     result = runner.invoke(
         app, ["bench", str(path), "--optima", str(table), "--model", str(model_dir), "--decode", "greedy", "--json"]

@@ -48,7 +48,7 @@ def identity_row(dataset: Dataset) -> BenchRow:
 def test_the_chart_of_one_pipeline_on_one_dataset(tmp_path, model_dir) -> None:
     datasets = collect_datasets([DATA / "tsp20_sample.txt"], {}, None)
     pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="none", model=str(model_dir))
-    rows = run_bench(datasets, [pipeline], "cpu")
+    rows = run_bench(datasets, [pipeline])
     [point] = chart_points(rows)
     assert (point.pipeline, point.dataset, point.neural) == ("greedy", "tsp20_sample", True)
     assert point.gap_mean_pct == rows[0].gap_mean_pct and point.seconds_per_instance == rows[0].seconds_per_instance
@@ -63,7 +63,7 @@ def test_the_chart_of_twelve_pipelines_on_four_datasets_keeps_its_legends_off_th
     datasets = collect_datasets(paths, {}, None)
     decode = DecodeOptions(samples=4, beam_width=2)
     template = SolveOptions(decode=decode, local_search="none", model=str(model_dir), time_limit=0.01)
-    rows = run_bench(datasets, parse_pipelines(TWELVE, template), "cpu")
+    rows = run_bench(datasets, parse_pipelines(TWELVE, template))
     rows += [identity_row(dataset) for dataset in datasets]
     points = chart_points(rows)
     assert len({point.pipeline for point in points}) == 13 and len({point.dataset for point in points}) == 4
@@ -95,7 +95,7 @@ def test_the_chart_of_twelve_pipelines_on_four_datasets_keeps_its_legends_off_th
 def test_tsplib_instances_are_charted_through_their_total_and_no_gap_means_no_chart(model_dir, tmp_path) -> None:
     datasets = collect_datasets([DATA / "berlin52.tsp", DATA / "att48.tsp"], {}, None)
     pipeline = SolveOptions(decode=DecodeOptions("greedy"), local_search="none", model=str(model_dir))
-    rows = run_bench(datasets, [pipeline], "cpu")
+    rows = run_bench(datasets, [pipeline])
     assert [point.dataset for point in chart_points(rows)] == ["TSPLIB total (2)"]
     with pytest.raises(InputError, match="nothing to plot"):
         time_quality_chart([], tmp_path / "empty.png", force=False)

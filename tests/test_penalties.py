@@ -83,7 +83,7 @@ def test_a_broken_penalty_file_is_a_weights_error_naming_it(tmp_path: Path) -> N
 
 def test_a_pipeline_without_the_attention_model_never_loads_torch() -> None:
     """The default pipeline runs the penalty network in numpy: a solve, through the CLI as
-    through the Python API, leaves torch (seconds to import) unloaded."""
+    through the Python API, and a bench of it leave torch (seconds to import) unloaded."""
     script = """
 import sys
 import numpy as np
@@ -93,6 +93,9 @@ from amsolve.cli import app
 solution = amsolve.solve(np.random.default_rng(0).random((30, 2)), time_limit=0.02)
 assert solution.model == "penalties", solution.model
 result = CliRunner().invoke(app, ["solve", sys.argv[1], "--time-limit", "0.02", "--json"])
+assert result.exit_code == 0, result.output
+pipeline = "greedy-edge+lk@alphanet8"
+result = CliRunner().invoke(app, ["bench", sys.argv[1], "--decode", pipeline, "--time-limit", "0.02", "--json"])
 assert result.exit_code == 0, result.output
 print(sorted(name for name in sys.modules if name.split(".")[0] == "torch"))
 """
