@@ -58,7 +58,7 @@ def local_optimum(view: DistanceView) -> tuple[Space, int, Tour, local_search.St
     space = make_space(view, result.candidates, result.penalties)
     code = local_search._method_code("lk", view.n)
     tour = new_tour(construct(view, "greedy-edge"), local_search._KICK_JOURNAL)
-    work = local_search.new_step_work()
+    work = local_search.new_step_work(view.n)
     local_search._first_descent(space, tour, work, code, np.inf)
     return space, code, tour, work
 

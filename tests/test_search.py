@@ -387,7 +387,7 @@ def test_a_kicks_search_stops_once_it_has_undone_the_kick() -> None:
     n = 300
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     space = make_space(view, nearest_neighbours(view, 8))
-    code, work = _method_code("lk", n), new_step_work()
+    code, work = _method_code("lk", n), new_step_work(n)
     state, active = new_tour(rng.permutation(n), 1 << 12), new_active(n)
     _local_search(space, state, work, code, np.inf)
     seed_kicks(2)

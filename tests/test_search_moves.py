@@ -85,8 +85,8 @@ def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
     view = coordinate_view(coordinates(rng, n, metric), metric)
     penalties = rng.normal(0.0, 20.0, n) if penalised else None  # LK's gain criterion reckons with them
     space = make_space(view, candidate_lists(view, source, k, seconds=0.001), penalties)
-    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
-    scratch5 = kopt.new_scratch()
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(n), new_active(n)
+    scratch5 = kopt.new_scratch(n)
     length = tour_length(view.points, view.code, state.order)
     moves = {
         "2opt": lambda city: improve_2opt(space, state, active, city),
@@ -593,7 +593,7 @@ def lk_optimum(seed: int, n: int = 60) -> tuple[DistanceView, Space, Tour, Activ
     rng = np.random.default_rng(seed)
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     space = make_space(view, candidate_lists(view, "nearest", 8))
-    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(n), new_active(n)
     while sum(improve_lk(space, state, active, scratch, city) for city in range(n)) < 0.0:
         commit(state)
     assert all(improve_lk(space, state, active, scratch, city) == 0.0 for city in range(n))
@@ -630,7 +630,7 @@ def test_bridge_moves_from_a_local_optimum_keep_a_valid_tour_and_the_length_they
     rng = np.random.default_rng(seed)
     view = coordinate_view(rng.random((n, 2)), "EUCLIDEAN")
     space = make_space(view, candidate_lists(view, "nearest", 8))
-    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(), new_active(n)
+    state, scratch, active = new_tour(rng.permutation(n), 4096), new_scratch(n), new_active(n)
     for _ in range(4):
         for city in range(n):
             improve_lk(space, state, active, scratch, city)
@@ -667,3 +667,18 @@ def test_window_candidates_are_a_citys_neighbours_along_the_tour_nearest_first(m
         around = [int(tour[(p + step) % n]) for step in range(-width, width + 1) if step]
         expected = sorted(around, key=lambda other: (dist(view.points, view.code, int(city), other), other))
         assert rows[city].tolist() == expected
+
+
+def test_added_edges_are_remembered_within_a_step_only() -> None:
+    from amsolve.search.moves.added import add_edge, begin_step, new_added_edges, was_added
+
+    added = new_added_edges(6)
+    begin_step(added)
+    add_edge(added, 0, 1)
+    add_edge(added, 2, 0)  # a city's second added edge
+    assert was_added(added, 0, 1) and was_added(added, 1, 0) and was_added(added, 0, 2) and was_added(added, 2, 0)
+    assert not was_added(added, 1, 2) and not was_added(added, 0, 3) and not was_added(added, 4, 5)
+    begin_step(added)
+    assert not any(was_added(added, a, b) for a in range(6) for b in range(6))
+    add_edge(added, 0, 4)  # the city's first edge of the new step replaces both of the last step's
+    assert was_added(added, 4, 0) and not was_added(added, 0, 1) and not was_added(added, 0, 2)

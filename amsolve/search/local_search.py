@@ -98,9 +98,9 @@ class StepWork(NamedTuple):
     five: kopt.Scratch
 
 
-def new_step_work() -> StepWork:
-    """Work arrays for `_examine`."""
-    return StepWork(lk.new_scratch(), kopt.new_scratch())
+def new_step_work(n: int) -> StepWork:
+    """Work arrays for `_examine` on n cities."""
+    return StepWork(lk.new_scratch(n), kopt.new_scratch(n))
 
 
 POLISH_CITIES = (300, 2000)
@@ -529,7 +529,7 @@ def improve_tours(
     tours = check_permutations(tours, view.n)
     if method != "none" and clock() < stop:
         space = make_space(view, candidates, penalties) if space is None else space
-        work = new_step_work()
+        work = new_step_work(view.n)
         for row in tours:
             tour = new_tour(row)
             _first_descent(space, tour, work, _method_code(method, view.n), stop, cpu)
@@ -571,7 +571,7 @@ def iterated_local_search(
         return order, tour_length(view.points, view.code, order)
     code = _method_code(method, view.n)
     space = make_space(view, candidates, penalties) if space is None else space
-    work, state = new_step_work(), new_tour(order, _KICK_JOURNAL)
+    work, state = new_step_work(view.n), new_tour(order, _KICK_JOURNAL)
     if not descended:
         _first_descent(space, state, work, code, deadline)
     best = state.order.copy()

@@ -31,7 +31,8 @@ from numba import njit
 
 from amsolve.search.active import Active, push
 from amsolve.search.kernel import copy_into, kernel
-from amsolve.search.moves.lk import between, was_added
+from amsolve.search.moves.added import AddedEdges, add_edge, begin_step, new_added_edges, was_added
+from amsolve.search.moves.lk import between
 from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
 
@@ -52,7 +53,7 @@ to go on from (made)."""
 class Scratch(NamedTuple):
     """Work arrays of a step, allocated once per search."""
 
-    added: np.ndarray  # (K * MAX_LEVELS, 2) int64: edges added so far in the step
+    added: AddedEdges  # edges added so far in the step
     touched: np.ndarray  # (2 * K * MAX_LEVELS + 2,) int64: cities whose edges the step changed
     t: np.ndarray  # (2K + 1,) int64: the move being searched, t[1..2K]
     best: np.ndarray  # (2K + 1,) int64: the best open move of the level
@@ -61,10 +62,10 @@ class Scratch(NamedTuple):
     walk: np.ndarray  # (8K,) int64: work of `_walk` and `_make`
 
 
-def new_scratch() -> Scratch:
-    """Work arrays for `improve_kopt`."""
+def new_scratch(n: int) -> Scratch:
+    """Work arrays for `improve_kopt` on n cities."""
     return Scratch(
-        np.zeros((K * MAX_LEVELS, 2), dtype=np.int64),
+        new_added_edges(n),
         np.zeros(2 * K * MAX_LEVELS + 2, dtype=np.int64),
         np.zeros(2 * K + 1, dtype=np.int64),
         np.zeros(2 * K + 1, dtype=np.int64),
@@ -171,9 +172,7 @@ def _make(tour: Tour, k: int, work: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def _level(
-    space: Space, tour: Tour, scratch: Scratch, n_added: int, t1: int, t2: int, gain: float
-) -> tuple[int, int, float]:
+def _level(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int, gain: float) -> tuple[int, int, float]:
     """One level of a step from free end t2 with G = `gain`. Returns (what, depth, value): _CLOSED
     with the closing move's depth (edges removed) and the step's gain, _OPEN with G after the best
     5-opt move, or _NONE; the move found is already made and its cities are in scratch.t[1..2·depth]."""
@@ -220,7 +219,7 @@ def _level(
             tried[depth] += other_side
             continue
         c = next_city(order, pos, b, direction if choice & 1 else -direction)
-        if c == t1 or _removed_before(t, depth, b, c) or was_added(added, n_added, b, c):
+        if c == t1 or _removed_before(t, depth, b, c) or was_added(added, b, c):
             continue
         g2 = g1 + edge_length(space, b, c)
         t[2 * depth + 1], t[2 * depth + 2] = b, c
@@ -251,9 +250,10 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
     gain = edge_length(space, t1, t2)
     touched, added, t = scratch.touched, scratch.added, scratch.t
     touched[0], touched[1] = t1, t2
-    n_touched, n_added = 2, 0
+    n_touched = 2
+    begin_step(added)
     for _ in range(MAX_LEVELS):
-        what, depth, value = _level(space, tour, scratch, n_added, t1, t2, gain)
+        what, depth, value = _level(space, tour, scratch, t1, t2, gain)
         if what == _NONE:
             break
         for i in range(3, 2 * depth + 1):
@@ -262,8 +262,7 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
         if what == _CLOSED:
             return value, n_touched
         for i in range(1, depth):  # the added edges but the closing one, which the next level removes
-            added[n_added, 0], added[n_added, 1] = t[2 * i], t[2 * i + 1]
-            n_added += 1
+            add_edge(added, t[2 * i], t[2 * i + 1])
         gain, t2 = value, t[2 * depth]
     undo(tour, start)
     return 0.0, 0

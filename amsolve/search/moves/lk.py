@@ -40,6 +40,7 @@ from numba import njit
 
 from amsolve.search.active import Active, push
 from amsolve.search.kernel import kernel
+from amsolve.search.moves.added import AddedEdges, add_edge, begin_step, new_added_edges, was_added
 from amsolve.search.space import Space, edge_length
 from amsolve.search.tour import Tour, journal_length, next_city, two_opt_move, undo
 
@@ -54,13 +55,13 @@ best 3-opt move to go on from (made)."""
 class Scratch(NamedTuple):
     """Work arrays of a step, allocated once per search."""
 
-    added: np.ndarray  # (2 * MAX_LEVELS, 2) int64: edges added so far in the step
+    added: AddedEdges  # edges added so far in the step
     touched: np.ndarray  # (4 * MAX_LEVELS + 2,) int64: cities whose edges the step changed
 
 
-def new_scratch() -> Scratch:
-    """Work arrays for `improve_lk`."""
-    return Scratch(np.zeros((2 * MAX_LEVELS, 2), dtype=np.int64), np.zeros(4 * MAX_LEVELS + 2, dtype=np.int64))
+def new_scratch(n: int) -> Scratch:
+    """Work arrays for `improve_lk` on n cities."""
+    return Scratch(new_added_edges(n), np.zeros(4 * MAX_LEVELS + 2, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -72,16 +73,6 @@ def between(pos: np.ndarray, direction: int, a: int, b: int, c: int) -> bool:
     if pa <= pc:
         return pa <= pb <= pc
     return pb >= pa or pb <= pc
-
-
-@njit(cache=True, inline="always")
-def was_added(added: np.ndarray, count: int, a: int, b: int) -> bool:
-    """Whether edge (a, b) is among the first `count` edges added in this step."""
-    for i in range(count):
-        x, y = added[i, 0], added[i, 1]
-        if (x == a and y == b) or (x == b and y == a):
-            return True
-    return False
 
 
 @kernel
@@ -103,7 +94,7 @@ def _make_3opt(tour: Tour, t1: int, t2: int, t3: int, t4: int, t5: int, t6: int,
 
 @njit(cache=True, inline="always")
 def _level(
-    space: Space, tour: Tour, added: np.ndarray, n_added: int, t1: int, t2: int, gain: float
+    space: Space, tour: Tour, added: AddedEdges, t1: int, t2: int, gain: float
 ) -> tuple[int, int, int, int, int, float]:
     """One level of a step from free end t2 with G = `gain`. Returns (what, t3, t4, t5, t6, value)
     where `what` is one of _NONE, _CLOSED_2OPT, _CLOSED_3OPT (value: the step's gain) and
@@ -125,7 +116,7 @@ def _level(
             continue
         for side3 in range(2):  # 0: t4 before t3 (2-opt closes), 1: t4 after t3
             t4 = next_city(order, pos, t3, -direction if side3 == 0 else direction)
-            if t4 == t1 or was_added(added, n_added, t3, t4):
+            if t4 == t1 or was_added(added, t3, t4):
                 continue
             g2 = g1 + edge_length(space, t3, t4)
             if side3 == 0:
@@ -153,7 +144,7 @@ def _level(
                     t5_side = direction
                 for side5 in range(last_side):
                     t6 = next_city(order, pos, t5, t5_side if side5 == 0 else -t5_side)
-                    if t6 == t1 or t6 == t4 or was_added(added, n_added, t5, t6):
+                    if t6 == t1 or t6 == t4 or was_added(added, t5, t6):
                         continue
                     g4 = g3 + edge_length(space, t5, t6)
                     closed = g4 - edge_length(space, t6, t1)
@@ -176,9 +167,10 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
     gain = edge_length(space, t1, t2)
     touched, added = scratch.touched, scratch.added
     touched[0], touched[1] = t1, t2
-    n_touched, n_added = 2, 0
+    n_touched = 2
+    begin_step(added)
     for _ in range(MAX_LEVELS):
-        what, t3, t4, t5, t6, value = _level(space, tour, added, n_added, t1, t2, gain)
+        what, t3, t4, t5, t6, value = _level(space, tour, added, t1, t2, gain)
         if what == _NONE:
             break
         touched[n_touched], touched[n_touched + 1] = t3, t4
@@ -189,9 +181,8 @@ def _step(space: Space, tour: Tour, scratch: Scratch, t1: int, t2: int) -> tuple
         n_touched += 2
         if what == _CLOSED_3OPT:
             return value, n_touched
-        added[n_added, 0], added[n_added, 1] = t2, t3
-        added[n_added + 1, 0], added[n_added + 1, 1] = t4, t5
-        n_added += 2
+        add_edge(added, t2, t3)
+        add_edge(added, t4, t5)
         gain, t2 = value, t6
     undo(tour, start)
     return 0.0, 0
