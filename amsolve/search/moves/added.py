@@ -4,8 +4,8 @@ An added edge becomes a tour edge at once (moves are made as they are found), so
 two added edges in a step. Each city records the step in which it last had an edge added and that
 step's partners: whether an edge was added is two array reads, whatever the step's depth, and a new
 step begins by counting up, not by clearing. A list of the step's edges, scanned at each test (as
-first done), made a kick at 1,000 cities a quarter dearer (`benchmarks/kick_cost.py`): the 3-opt
-level tests every (t3, t4) and (t5, t6) it reaches against up to 30 edges.
+first done), made a kick at 1,000 cities about 8 % dearer (`benchmarks/results/kick_cost_added_edges.md`):
+the 3-opt level tests every (t3, t4) and (t5, t6) it reaches against up to 30 edges.
 """
 
 from __future__ import annotations
