@@ -38,8 +38,8 @@ AT_REFERENCE = 1e-6
 """Largest gap (%) that counts as the reference length (the solver's tolerance, not a shortfall)."""
 
 
-class Trap(NamedTuple):
-    """A solve that ended above the reference: its tour and the search's inputs behind it."""
+class Solved(NamedTuple):
+    """A solve's tour and the search's inputs behind it."""
 
     tour: np.ndarray  # (n,) int64
     view: DistanceView
@@ -47,17 +47,16 @@ class Trap(NamedTuple):
     penalties: np.ndarray | None  # (n,) float64
 
 
-def solve_once(instance: Instance, pipeline: str, budget: float, seed: int) -> Trap:
+def solve_once(instance: Instance, pipeline: str, budget: float, seed: int) -> Solved:
     """One solve of `pipeline` at `budget`, with the candidate lists and π its search used."""
-    kept: dict[str, tuple] = {}
     candidates = amsolve.solver._candidates
+    kept: list[tuple[DistanceView, tuple[np.ndarray, np.ndarray | None]]] = []  # the warm-up's, then the solve's
 
     def keeping(instance, view, neighbours, order, *args, **kwargs):  # type: ignore[no-untyped-def]
         if order is not None:
             raise SystemExit("the instance's cities were renumbered; this script takes small instances only")
-        kept["lists"] = candidates(instance, view, neighbours, order, *args, **kwargs)
-        kept["view"] = view
-        return kept["lists"]
+        kept.append((view, candidates(instance, view, neighbours, order, *args, **kwargs)))
+        return kept[-1][1]
 
     amsolve.solver._candidates = keeping
     try:
@@ -65,11 +64,13 @@ def solve_once(instance: Instance, pipeline: str, budget: float, seed: int) -> T
         [solution] = solve_instances([instance], options, models=ModelCache(options.model, options.device))
     finally:
         amsolve.solver._candidates = candidates
-    lists, penalties = kept["lists"]
-    return Trap(solution.tour, kept["view"], lists, penalties)
+    view, (lists, penalties) = kept[-1]
+    if view.n != len(solution.tour):  # only the warm-up's: the budget left no time for candidate lists
+        raise SystemExit(f"{pipeline} made no candidate lists in {budget} s")
+    return Solved(solution.tour, view, lists, penalties)
 
 
-def escapes(instance: Instance, trap: Trap, slack: tuple[float, float], seconds: float, seeds: int) -> int:
+def escapes(instance: Instance, trap: Solved, slack: tuple[float, float], seconds: float, seeds: int) -> int:
     """How many of `seeds` runs of the kicks from the trap's tour reach the reference in `seconds`."""
     reached = 0
     for seed in range(seeds):
