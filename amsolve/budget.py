@@ -227,9 +227,9 @@ EUC_3D 12–37); with 5-opt steps above, 48–64 µs at 3,000 EUC_2D cities (GEO
 62–107), on an AMD EPYC core."""
 
 
-def steps_fit(view: DistanceView, seconds: float) -> bool:
-    """Whether the steps before the kicks (each city's nearest, the greedy start, the search's arrays
-    and the first descent) take at most `seconds` by their figures."""
+def steps_seconds(view: DistanceView) -> float:
+    """Seconds the steps before the kicks (each city's nearest, the greedy start, the search's arrays
+    and the first descent) take by their figures."""
     costs = step_costs(view)
     descent = FIRST_DESCENT if view.n < FIVE_OPT_MIN_CITIES else FIVE_OPT_FIRST_DESCENT
-    return (costs.wide_neighbours + costs.greedy + costs.space + descent) * view.n <= seconds
+    return (costs.wide_neighbours + costs.greedy + costs.space + descent) * view.n

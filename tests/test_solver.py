@@ -313,9 +313,36 @@ def test_a_stall_before_the_search_still_leaves_a_whole_first_descent(monkeypatc
     for stalled_solve, searched_solve in zip(stalled_solves, searched, strict=True):
         assert stalled_solve.length < 1.1 * searched_solve.length
         assert 0.051 < stalled_solve.seconds < 0.051 + solver.STALL_ALLOWANCE * 0.05
-    monkeypatch.setattr(solver, "STALL_ALLOWANCE", 0.0)
+    monkeypatch.setattr(solver, "_steps_allowance", lambda view, limit: 0.0)
     cut = solve_instances(instances, options)
     assert all(c.length > 1.1 * s.length for c, s in zip(cut, searched, strict=True))
+
+
+def test_a_stall_under_a_limit_the_steps_nearly_fill_still_leaves_a_first_descent(monkeypatch) -> None:
+    """A limit in which the steps before the kicks fit by their figures, but not in `STALL_ALLOWANCE`
+    of it: a stall after the greedy start still leaves a whole first descent, the steps' own figure
+    allowed past the deadline; with no allowance the descent stops at its first look at the clock."""
+    import amsolve.solver as solver
+    from amsolve.budget import steps_seconds
+
+    instances = uniform(100, 2, seed=7)
+    limit = 1.5 * steps_seconds(distance_view(instances[0]))
+    assert solver._steps_allowance(distance_view(instances[0]), limit) == steps_seconds(distance_view(instances[0]))
+    greedy = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), local_search="none"))
+    real = solver.construct
+
+    def stalled(*args, **kwargs):
+        result = real(*args, **kwargs)
+        time.sleep(limit + 0.001)
+        return result
+
+    monkeypatch.setattr(solver, "construct", stalled)
+    options = SolveOptions(decode=DecodeOptions("greedy-edge"), time_limit=limit)
+    searched = solve_instances(instances, options)
+    assert all(s.length < 0.97 * g.length for s, g in zip(searched, greedy, strict=True))
+    monkeypatch.setattr(solver, "_steps_allowance", lambda view, limit: 0.0)
+    cut = solve_instances(instances, options)
+    assert all(c.length > 0.99 * g.length for c, g in zip(cut, greedy, strict=True))
 
 
 def test_a_matrix_whose_nearest_would_not_fit_in_the_limit_is_returned_in_its_own_order(monkeypatch) -> None:
