@@ -7,7 +7,9 @@ splits the tour into the cycle t2..t3 and the cycle t4..t1, and the split must s
 Then every tour edge (a, b) of the smaller cycle is tried with each candidate c of b in the other
 cycle and either neighbour d of c there: removing (a, b) and (c, d) and adding (b, c) and (d, a)
 joins the two cycles into one tour, whichever neighbour d is. The scan of the smaller cycle costs
-O(its length), paid only when the split alone shortens the tour.
+O(its length), paid only when the split alone shortens the tour; it pays for that time: skipping
+splits whose smaller cycle has more than 50 cities measured 0.0232 against 0.0156 % at 1,000
+cities in 1 s (128 paired solves, `benchmarks/results/bridge_scan_d3144ba.md`).
 
 Where no 2-opt move joins the cycles with a gain, a sequential 3-opt move may (`_join3`, LKH's
 Gain23 joins with 2- or 3-opt moves): after (a, b) and (c, d) are removed and (b, c) added, the
