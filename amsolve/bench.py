@@ -246,9 +246,11 @@ def run_bench(
     datasets: Sequence[Dataset],
     pipelines: Sequence[SolveOptions],
     on_progress: Callable[[int], None] = lambda done: None,
+    on_slow_warm_up: Callable[[bool], None] | None = None,
 ) -> list[BenchRow]:
     """Solves every dataset with every pipeline; rows are grouped by pipeline. A row's device is
-    where its attention model ran; a pipeline without one runs on the CPU and never loads torch."""
+    where its attention model ran; a pipeline without one runs on the CPU and never loads torch.
+    `on_slow_warm_up` as in `solve_instances`."""
     rows: list[BenchRow] = []
     for pipeline in pipelines:
         models = ModelCache(pipeline.model, pipeline.device)
@@ -259,7 +261,9 @@ def run_bench(
             device = str(models.device)
         pipeline_rows = []
         for dataset in datasets:
-            solutions = solve_instances(dataset.instances, pipeline, on_progress=on_progress, models=models)
+            solutions = solve_instances(
+                dataset.instances, pipeline, on_progress=on_progress, models=models, on_slow_warm_up=on_slow_warm_up
+            )
             seconds = sum(solution.seconds for solution in solutions)  # one-time costs (warm-up) excluded
             row = bench_row(dataset, solutions, seconds, pipeline.label(), pipeline.batch_size, device, pipeline.neural)
             pipeline_rows.append(row)

@@ -198,7 +198,11 @@ def solve(
             check_writable([plot], force)
         with ProgressBar(len(instances), "solving", enabled=not json_output) as progress:
             solutions = solve_instances(
-                instances, options, on_progress=progress.advance, on_search_progress=progress.search_status
+                instances,
+                options,
+                on_progress=progress.advance,
+                on_search_progress=progress.search_status,
+                on_slow_warm_up=progress.slow_warm_up,
             )
         if json_output:
             typer.echo(solutions_json(solutions))
@@ -302,7 +306,7 @@ def bench(
         bound_decoding_memory(max(instance.n for dataset in datasets for instance in dataset.instances))
         total = len(pipelines) * sum(len(dataset.instances) for dataset in datasets)
         with ProgressBar(total, "benchmarking", enabled=not json_output) as progress:
-            rows = run_bench(datasets, pipelines, on_progress=progress.advance)
+            rows = run_bench(datasets, pipelines, on_progress=progress.advance, on_slow_warm_up=progress.slow_warm_up)
         if json_output:
             typer.echo(bench_json(rows))
         else:

@@ -125,7 +125,10 @@ def render_train_summary(summary: TrainSummary) -> None:
 class ProgressBar:
     """A Rich progress bar over a known number of items on a terminal (silent when disabled, e.g. for --json)."""
 
+    WARMING_UP = "compiling the search for this machine (its first run only: a few minutes)"
+
     def __init__(self, total: int, description: str, enabled: bool = True) -> None:
+        self.description = description
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -147,6 +150,11 @@ class ProgressBar:
 
     def advance(self, count: int = 1) -> None:
         self.progress.advance(self.task, count)
+
+    def slow_warm_up(self, ongoing: bool) -> None:
+        """Say on the bar why nothing moves while the solver warms up slowly (the search being
+        compiled), and give the bar its description back when the warm-up ends."""
+        self.progress.update(self.task, description=self.WARMING_UP if ongoing else self.description)
 
     def search_status(self, instance: Instance, length: float, elapsed: float, budget: float) -> None:
         """Show a long search's best length so far, time spent and budget."""

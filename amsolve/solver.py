@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import math
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -104,6 +105,12 @@ tour checked, put back in the file's numbering, returned): 30–60 µs at 1,000 
 
 PROGRESS_AFTER = 3.0
 """Searches with a longer budget report their best length as they go."""
+
+SLOW_WARM_UP_SECONDS = 2.0
+"""Seconds of warm-up after which `solve_instances` says that it is still warming up
+(`on_slow_warm_up`): the first solve on a machine compiles the search (numba), which took 1–2.5
+minutes on this project's 2-core AMD EPYC machine; afterwards the compiled code is loaded from
+numba's cache in about a second."""
 
 WARM_UP_CITIES = 16
 """Cities of the piece of the first instance solved, untimed, before any clock starts (more when
@@ -559,12 +566,15 @@ def solve_instances(
     on_progress: Callable[[int], None] = lambda done: None,
     models: ModelCache | None = None,
     on_search_progress: SearchProgress | None = None,
+    on_slow_warm_up: Callable[[bool], None] | None = None,
 ) -> list[Solution]:
     """Solves every instance, in order. Without a time limit, instances of equal size are decoded
     together; with one, each is solved on its own, so that its seconds are its own.
 
     `models` (made for `options`) lets several calls share loaded models, as a benchmark does.
-    One-time costs are paid first by `warm_up`.
+    One-time costs are paid first by `warm_up`; `on_slow_warm_up(True)` is called if it is still
+    running after `SLOW_WARM_UP_SECONDS` (the search being compiled), and `on_slow_warm_up(False)`
+    when it then ends.
     """
     models = models or ModelCache(options.model, options.device)
     batch_size = 1 if options.time_limit is not None else options.batch_size
@@ -572,7 +582,8 @@ def solve_instances(
     for index, instance in enumerate(instances):
         by_size.setdefault(instance.n, []).append(index)
     if instances:
-        warm_up(instances[0], options, models)
+        with _reported_if_slow(on_slow_warm_up):
+            warm_up(instances[0], options, models)
     solutions: dict[int, Solution] = {}
     with _collector_frozen():
         for n, indices in by_size.items():
@@ -586,6 +597,31 @@ def solve_instances(
                     solutions[index] = solution
                 on_progress(len(chunk))
     return [solutions[index] for index in range(len(instances))]
+
+
+@contextmanager
+def _reported_if_slow(report: Callable[[bool], None] | None) -> Iterator[None]:
+    """Call `report(True)` from a timer thread if the block still runs after `SLOW_WARM_UP_SECONDS`,
+    and `report(False)` when such a block ends."""
+    if report is None:
+        yield
+        return
+    fired = threading.Event()
+
+    def fire() -> None:
+        fired.set()
+        report(True)
+
+    timer = threading.Timer(SLOW_WARM_UP_SECONDS, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()
+        if fired.is_set():
+            report(False)
 
 
 @contextmanager

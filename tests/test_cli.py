@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import pytest
 from conftest import DATA, error_line, invoke
@@ -299,3 +300,29 @@ def test_a_csv_of_named_cities_gives_the_tour_by_name(tmp_path) -> None:
     (solved,) = json.loads(result.stdout)["instances"]
     assert solved["length"] == 14.0 and sorted(solved["tour_names"]) == ["Bonn", "Kiel", "Linz", "Riga"]
     assert solved["tour_names"] == [["Bonn", "Kiel", "Linz", "Riga"][city - 1] for city in solved["tour"]]
+
+
+def test_a_slow_warm_up_shows_on_the_bar_until_it_ends(monkeypatch) -> None:
+    """`solve` hands the bar's `slow_warm_up` to the solver: a warm-up past its threshold (the
+    search being compiled) shows on the bar, which gets its description back when it ends."""
+    import amsolve.solver as solver
+    from amsolve.render import ProgressBar
+
+    shown: list[str] = []
+    real_warm_up = solver.warm_up
+
+    def slow_warm_up(*args, **kwargs) -> float:
+        time.sleep(0.2)
+        return real_warm_up(*args, **kwargs)
+
+    class WatchedBar(ProgressBar):
+        def slow_warm_up(self, ongoing: bool) -> None:
+            super().slow_warm_up(ongoing)
+            shown.append(self.progress.tasks[0].description)
+
+    monkeypatch.setattr(solver, "SLOW_WARM_UP_SECONDS", 0.05)
+    monkeypatch.setattr(solver, "warm_up", slow_warm_up)
+    monkeypatch.setattr("amsolve.render.ProgressBar", WatchedBar)
+    result = invoke("solve", DATA / "berlin52.tsp", "--time-limit", "0.01")
+    assert result.exit_code == 0, result.output
+    assert shown == [ProgressBar.WARMING_UP, "solving"]

@@ -459,3 +459,26 @@ def test_the_nearest_fit_only_with_the_search_arrays_they_need(monkeypatch) -> N
     monkeypatch.setattr(budget, "PLANAR_COSTS", costly_arrays._replace(space=1e-12))
     searched = solve_instances([instance], SolveOptions(time_limit=0.05))[0]
     assert found and searched.length < 0.95 * solution.length
+
+
+def test_a_warm_up_is_reported_only_when_it_passes_its_threshold(monkeypatch) -> None:
+    """`on_slow_warm_up(True)` once the warm-up has run `SLOW_WARM_UP_SECONDS`, `(False)` when it
+    ends; nothing for a warm-up that ends before, as one does once the search is compiled."""
+    import amsolve.solver as solver
+
+    instances = uniform(30, 1, seed=8)
+    solve_instances(instances, SolveOptions())  # compiled or loaded from the cache: the warm-up is quick now
+    calls: list[bool] = []
+    monkeypatch.setattr(solver, "SLOW_WARM_UP_SECONDS", 60.0)
+    solve_instances(instances, SolveOptions(), on_slow_warm_up=calls.append)
+    assert calls == []
+    real_warm_up = solver.warm_up
+
+    def slow_warm_up(*args, **kwargs) -> float:
+        time.sleep(0.2)
+        return real_warm_up(*args, **kwargs)
+
+    monkeypatch.setattr(solver, "SLOW_WARM_UP_SECONDS", 0.05)
+    monkeypatch.setattr(solver, "warm_up", slow_warm_up)
+    solve_instances(instances, SolveOptions(), on_slow_warm_up=calls.append)
+    assert calls == [True, False]
