@@ -26,7 +26,7 @@ two others) is answered in O(1), and taking a step back replays the journal to a
 
 The small helpers on the hot path (`next_city`, `between`, `edge_length`, the journal's) are inlined at
 numba's IR level (`inline="always"`): a helper loaded from numba's cache cannot be inlined by LLVM.
-That inlining is most of the first run's compile time: without it (every `inline="always"` in the
+That inlining costs compile time: without it (every `inline="always"` in the
 search dropped) a first solve of berlin52 with an empty cache took 88 against 144 s, the tours the
 same, but a kick 11 and 16 % dearer on average (`benchmarks/kick_cost.py`, 100 and 1,000 cities, two runs
 of each on a noisy core).
