@@ -396,7 +396,7 @@ def test_a_kicks_search_stops_once_it_has_undone_the_kick() -> None:
         commit(state)
         before = state.order.copy()
         change = kick(space, state, active, 30, count)
-        change += _drain(space, state, active, work, code, np.inf, True, change)
+        change += _drain(space, state, active, work, code, np.inf, True, change, near_end=False, cpu=False)
         if abs(change) <= space.tolerance:
             undone += 1
             assert tour_edges(state.order) == tour_edges(before)

@@ -93,7 +93,7 @@ def test_each_move_keeps_a_valid_tour_and_the_length_it_claims(
         "oropt": lambda city: improve_oropt(space, state, active, city),
         "lk": lambda city: improve_lk(space, state, active, scratch, city),
         "kopt": lambda city: kopt.improve_kopt(space, state, active, scratch5, city),
-        "bridge": lambda city: improve_bridge(space, state, active, city),
+        "bridge": lambda city: improve_bridge(space, state, active, city, join3=True),
     }
     for _ in range(3 * n):
         name = list(moves)[int(rng.integers(len(moves)))]
@@ -603,7 +603,7 @@ def lk_optimum(seed: int, n: int = 60) -> tuple[DistanceView, Space, Tour, Activ
 def test_a_bridge_move_shortens_a_tour_no_lin_kernighan_step_improves() -> None:
     view, space, state, active = lk_optimum(5)  # an instance where it does (seeds 0..39: 5, 28, 33)
     length = tour_length(view.points, view.code, state.order)
-    deltas = [improve_bridge(space, state, active, city) for city in range(len(state.order))]
+    deltas = [improve_bridge(space, state, active, city, join3=True) for city in range(len(state.order))]
     assert min(deltas) < 0.0
     assert is_valid(state)
     assert tour_length(view.points, view.code, state.order) - length == pytest.approx(sum(deltas))
@@ -637,7 +637,7 @@ def test_bridge_moves_from_a_local_optimum_keep_a_valid_tour_and_the_length_they
         commit(state)
     length = tour_length(view.points, view.code, state.order)
     for city in range(n):
-        delta = improve_bridge(space, state, active, city)
+        delta = improve_bridge(space, state, active, city, join3=True)
         assert delta <= 0.0
         assert is_valid(state)
         new_length = tour_length(view.points, view.code, state.order)
