@@ -125,7 +125,7 @@ def render_train_summary(summary: TrainSummary) -> None:
 class ProgressBar:
     """A Rich progress bar over a known number of items on a terminal (silent when disabled, e.g. for --json)."""
 
-    WARMING_UP = "compiling the search for this machine (its first run only: a few minutes)"
+    WARMING_UP = "warming up (the first run on a machine compiles the search: a few minutes)"
 
     def __init__(self, total: int, description: str, enabled: bool = True) -> None:
         self.description = description
@@ -152,8 +152,9 @@ class ProgressBar:
         self.progress.advance(self.task, count)
 
     def slow_warm_up(self, ongoing: bool) -> None:
-        """Say on the bar why nothing moves while the solver warms up slowly (the search being
-        compiled), and give the bar its description back when the warm-up ends."""
+        """Say on the bar why nothing moves while the solver warms up slowly (on a machine's first
+        run, the search being compiled; elsewhere a slow device or disk), and give the bar its
+        description back when the warm-up ends."""
         self.progress.update(self.task, description=self.WARMING_UP if ongoing else self.description)
 
     def search_status(self, instance: Instance, length: float, elapsed: float, budget: float) -> None:
