@@ -326,8 +326,9 @@ def test_a_stall_under_a_limit_the_steps_nearly_fill_still_leaves_a_first_descen
     from amsolve.budget import steps_seconds
 
     instances = uniform(100, 2, seed=7)
-    limit = 1.5 * steps_seconds(distance_view(instances[0]))
-    assert solver._steps_allowance(distance_view(instances[0]), limit) == steps_seconds(distance_view(instances[0]))
+    view = distance_view(instances[0])
+    limit = 1.5 * steps_seconds(view)
+    assert solver._steps_allowance(view, limit) == steps_seconds(view)
     greedy = solve_instances(instances, SolveOptions(decode=DecodeOptions("greedy-edge"), local_search="none"))
     real = solver.construct
 
