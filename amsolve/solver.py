@@ -33,7 +33,7 @@ from amsolve.errors import InputError
 from amsolve.model.penalties import PenaltyNet, load_penalty_net, predict_penalties
 from amsolve.model.registry import load_model, models_root, nearest_model
 from amsolve.problem import Instance
-from amsolve.search import check_local_search, improve_tours, iterated_local_search
+from amsolve.search import check_local_search, improve_tours, iterated_local_search, warm_up_search
 from amsolve.search.candidates import ALPHA_SOURCES, DEFAULT_CANDIDATES, candidates_and_penalties, check_candidates
 from amsolve.search.candidates.alpha import RANK_NEAREST, alpha_candidates, dense_graph_limit
 from amsolve.search.candidates.nearest import DEFAULT_NEIGHBOURS, nearest_neighbours
@@ -544,10 +544,7 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
         for _ in range(2):  # the first call may spend its time on one-time costs and skip the ascent
             candidates, penalties = _candidates(piece, view, neighbours, None, options, networks, ascent, None)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
-        deadline = time.perf_counter() + 0.001
-        iterated_local_search(
-            view, tours[0], deadline, options.local_search, candidates, seed=options.decode.seed, penalties=penalties
-        )
+        warm_up_search(view, tours[0], options.local_search, candidates, penalties)
     return time.perf_counter() - started
 
 

@@ -110,6 +110,53 @@ print(json.dumps([solution.seconds for solution in solve_instances(instances, op
     assert max(seconds) <= 1.5 * 0.02, seconds
 
 
+def test_nothing_compiles_on_an_instances_clock_even_where_the_search_restarts() -> None:
+    """In a process of its own, no compiled function gains a signature (compiled, or loaded from
+    numba's cache) after the warm-up, even on the paths a short search never takes: a restart,
+    and the merge of its trials at the end (the warm-up once missed that merge, which then
+    compiled on the first instance's clock). Restarts are made to come at the first look
+    (`RESTART_KICKS` = 0)."""
+    script = """
+import json, sys, numpy as np
+from numba.core.registry import CPUDispatcher
+import amsolve.search.restarts as restarts
+import amsolve.solver as solver
+from amsolve.problem import Instance
+
+def signatures():
+    return {
+        f"{module.__name__}.{name}": len(value.signatures)
+        for module in list(sys.modules.values()) if module.__name__.startswith("amsolve")
+        for name, value in vars(module).items() if isinstance(value, CPUDispatcher)
+    }
+
+after_warm_up = {}
+warm_up = solver.warm_up
+def warm_up_then_count(*args):
+    seconds = warm_up(*args)
+    after_warm_up.update(signatures())
+    return seconds
+solver.warm_up = warm_up_then_count
+restarts.RESTART_KICKS = 0.0
+made = []
+restart = restarts.Trials.restart
+def counted_restart(self, *args):
+    made.append(1)
+    return restart(self, *args)
+restarts.Trials.restart = counted_restart
+coords = np.random.default_rng(5).random((52, 2)) * 1000
+instance = Instance(name="a", coords=coords, metric="EUC_2D", ids=np.arange(1, 53))
+solver.solve_instances([instance], solver.SolveOptions(time_limit=0.6))
+gained = sorted(name for name, count in signatures().items() if count > after_warm_up.get(name, 0))
+print(json.dumps([len(made), len(after_warm_up), gained]))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    restarts_made, dispatchers, gained = json.loads(result.stdout)
+    assert restarts_made >= 1 and dispatchers > 50
+    assert gained == []
+
+
 def test_pipeline_names_carry_start_search_and_candidates() -> None:
     template = SolveOptions()
     pipeline = parse_pipeline("multistartx8+2opt+oropt@quadrant12", template)

@@ -537,6 +537,20 @@ def improve_tours(
     return tours, np.array([tour_length(view.points, view.code, row) for row in tours])
 
 
+def warm_up_search(
+    view: DistanceView, tour: np.ndarray, method: str, candidates: np.ndarray, penalties: np.ndarray | None = None
+) -> None:
+    """Compile (or load from the cache) every kernel an iterated local search calls, on a small
+    `tour`: the kicks (one at least, whatever the time) and what a restart calls, which a short
+    search never reaches but a longer one does, on the clock of its instance."""
+    iterated_local_search(view, tour, time.perf_counter() + 0.001, method, candidates, penalties=penalties)
+    if method != "none":
+        order = check_permutations(np.asarray(tour)[None], view.n)[0]
+        trials = Trials.first(order, 0.0, 0.0)
+        trials.restart(make_space(view, candidates, penalties), order, 0.0, new_merge_work(view.n), 0.0)
+        replace_order(new_tour(order), trials.start)
+
+
 def iterated_local_search(
     view: DistanceView,
     tour: np.ndarray,
