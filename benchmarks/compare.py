@@ -1,18 +1,19 @@
 """amsolve against classical baselines on the same instances, in one run: a table and a time–quality chart.
 
-    python benchmarks/compare.py [--limit 1280] [--large 16] [--plot docs/time_quality.png]
+    OMP_NUM_THREADS=1 taskset -c 1 python benchmarks/compare.py [--limit 1280] [--large 16] [--plot FILE.png]
 
 Rows, per dataset: LKH-3 (through elkai, one run; a development dependency only), nearest
-neighbour + 2-opt (amsolve's own 2-opt on a nearest-neighbour tour), and amsolve's pipelines
-(greedy, beam 16, sampling 128, multi-start ×8, and multi-start ×8 + 2-opt + Or-opt, which is the
-default pipeline up to 1,000 cities). Datasets: `../shared/data/tsp100_uniform_seed2026.txt`
-(reference: its LKH tours) and, with `--large N`, N uniform 500-city instances whose reference is
-LKH-3 with 10 runs, computed here first (not timed). Gaps are means of per-instance gaps, as in
-`amsolve bench` (the rows are `amsolve.bench` rows for the peers too). Times are wall seconds per
-instance: LKH-3 and nearest neighbour + 2-opt solve one instance at a time in one thread; amsolve
-decodes batches of 64 with torch's threads (2 here), and its default pipeline spends 1 ms per city
-on iterated local search after local search. The load average of the machine is printed before
-and after, since every figure is wall-clock time. `--plot` draws the rows with
+neighbour + 2-opt (amsolve's own 2-opt on a nearest-neighbour tour), and amsolve: the network
+alone (greedy, beam 16, sampling 128, multi-start ×8), the network's multi-start ×8 tours as the
+start of the search, and the default pipeline (greedy edge, then Lin–Kernighan over α-nearness with
+the penalty network's π), the search getting its default time (1 ms per city, at least 0.05 s).
+Datasets: `../shared/data/tsp100_uniform_seed2026.txt` (reference: its LKH tours) and, with
+`--large N`, N uniform 500-city instances whose reference is LKH-3 with 10 runs, computed here
+first (not timed). Gaps are means of per-instance gaps, as in `amsolve bench` (the rows are
+`amsolve.bench` rows for the peers too). Times are wall seconds per instance: LKH-3 and nearest
+neighbour + 2-opt solve one instance at a time in one thread; amsolve decodes batches of 64 with
+torch's threads (one, run as above). The load average of the machine is printed before and after,
+since every figure is wall-clock time. `--plot` draws the rows with
 `amsolve.figures.time_quality_chart` (the chart of `amsolve bench --plot`).
 The original AM implementation is not installed here; its figures quoted in
 the README were measured on this CPU before this project began.
@@ -36,7 +37,7 @@ from amsolve.figures import time_quality_chart
 from amsolve.io import read_dataset
 from amsolve.machine import machine_description
 from amsolve.problem import Instance
-from amsolve.search import improve_tours
+from amsolve.search import improve_tours, nearest_neighbours
 from amsolve.search.distances import distance_view
 from amsolve.solver import Solution, SolveOptions
 
@@ -47,8 +48,8 @@ PIPELINES = [
     SolveOptions(decode=DecodeOptions("beam", beam_width=16), local_search="none", device="cpu"),
     SolveOptions(decode=DecodeOptions("sample", samples=128), local_search="none", device="cpu"),
     SolveOptions(decode=DecodeOptions("multistart", augment=True), local_search="none", device="cpu"),
-    # The default pipeline (its ×8 augmentation applies up to 1,000 cities, so at both sizes here).
-    SolveOptions(decode=DecodeOptions("multistart", augment=True), device="cpu"),
+    SolveOptions(decode=DecodeOptions("multistart", augment=True), device="cpu"),  # the network's start, searched
+    SolveOptions(device="cpu"),  # the default pipeline
 ]
 
 
@@ -73,8 +74,10 @@ def nearest_neighbour_tour(coords: np.ndarray) -> np.ndarray:
 
 
 def nearest_neighbour_2opt(instance: Instance) -> np.ndarray:
-    """A nearest-neighbour tour improved by amsolve's 2-opt."""
-    return improve_tours(distance_view(instance), nearest_neighbour_tour(instance.coords)[None], "2opt")[0][0]
+    """A nearest-neighbour tour improved by amsolve's 2-opt over each city's 10 nearest."""
+    view = distance_view(instance)
+    start = nearest_neighbour_tour(instance.coords)[None]
+    return improve_tours(view, start, "2opt", nearest_neighbours(view))[0][0]
 
 
 def peer_row(name: str, dataset: Dataset, solve: Callable[[Instance], np.ndarray]) -> BenchRow:
