@@ -11,10 +11,10 @@ Parts, each printed as a Markdown table:
   instances with display coordinates, and on the 41 instances of `../shared/tsplib` turned into
   matrices (their own coordinates as display coordinates, or MDS of the matrix). Model alone
   (multi-start ×8, no local search) and the default pipeline.
-- equal-time: on the 9 explicit instances, the default pipeline against a nearest-neighbour tour
-  and a random tour given the same 2-opt + Or-opt and iterated local search, each with the same
-  wall time per instance: the default pipeline's own time on that instance, then each of
-  `--times` (the network's pipeline with `--time-limit`), over `--seeds` seeds.
+- equal-time: on the 9 explicit instances, the default pipeline (greedy edge, the penalty
+  network's π) against nearest-neighbour and random starts over α-nearness from π = 0, the same
+  search, each with the same time per instance: the default time, then each of `--times`
+  (`--time-limit`), over `--seeds` seeds.
 - 3d: EUC_3D instances (100 random cities in a cube, and in a flat slab), reference tours from
   LKH-3 (elkai, 10 runs): the model reading the first two principal components, (x, y) with z
   dropped, or MDS of the rounded 3-D distances; model alone and default pipeline.
@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import elkai
@@ -35,9 +33,8 @@ import torch
 from amsolve.bench import Dataset, collect_datasets, read_optima, run_bench
 from amsolve.decode.options import DecodeOptions
 from amsolve.machine import machine_description
+from amsolve.pipeline import parse_pipeline
 from amsolve.problem import Instance, distance_matrix
-from amsolve.search import improve_tours, iterated_local_search
-from amsolve.search.distances import distance_view
 from amsolve.solver import ModelCache, SolveOptions, solve_instances
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -131,59 +128,29 @@ def inputs_part() -> None:
     print()
 
 
-def nearest_neighbour_tour(matrix: np.ndarray, start: int) -> np.ndarray:
-    """The nearest-neighbour tour from `start` under the matrix (O(n²))."""
-    n = len(matrix)
-    tour = [start]
-    unvisited = np.ones(n, dtype=bool)
-    unvisited[start] = False
-    for _ in range(n - 1):
-        row = np.where(unvisited, matrix[tour[-1]], np.inf)
-        tour.append(int(np.argmin(row)))
-        unvisited[tour[-1]] = False
-    return np.array(tour)
-
-
-def search_from(
-    instance: Instance, start: Callable[[Instance, int], np.ndarray], seconds: float, seed: int
-) -> tuple[float, float]:
-    """Gap (%) and wall seconds of a start tour given local search and iterated local search for `seconds` in all."""
-    began = time.perf_counter()
-    deadline = began + seconds
-    view = distance_view(instance)
-    tours, lengths = improve_tours(view, start(instance, seed)[None], "2opt+oropt", deadline=deadline)
-    tour, length = iterated_local_search(view, tours[0], deadline, seed=seed)
-    assert length == instance.tour_length(tour)
-    return 100 * (length - instance.reference_length) / instance.reference_length, time.perf_counter() - began
+EQUAL_TIME_PIPELINES = ("greedy-edge+lk@alphanet8", "nearest+lk@alpha8", "random+lk@alpha8")
+"""The default pipeline (the penalty network's π) and the same search without the network."""
 
 
 def equal_time_part(seeds: int, limits: list[float]) -> None:
+    """Each of `EQUAL_TIME_PIPELINES` with the same time per instance: its default time (the same
+    for all three, since none decodes with the attention model), then each of `limits`."""
     instances = explicit_instances()
-    starts = {
-        "nearest neighbour": lambda instance, seed: nearest_neighbour_tour(instance.matrix, seed % instance.n),
-        "random": lambda instance, seed: np.random.default_rng(seed).permutation(instance.n),
-    }
-    print(f"### Equal time: the network's tours or a classical start, then the same search ({seeds} seeds)\n")
-    print("| time per instance | start | mean gap % | worst gap % | optimal found | s / instance used |")
+    print(f"### Equal time: the same search with and without the network ({seeds} seeds)\n")
+    print("| time per instance | pipeline | mean gap % | worst gap % | optimal found | s / instance used |")
     print("|---|---|---|---|---|---|")
     for limit in [None, *limits]:
-        results: dict[str, list[tuple[float, float]]] = {}
-        for seed in range(seeds):
-            decode = dataclasses.replace(DEFAULT.decode, seed=seed)
-            network = gaps(instances, dataclasses.replace(DEFAULT, time_limit=limit, decode=decode))
-            results.setdefault("network (default pipeline)", []).extend(zip(*network, strict=True))
-            budgets = network[1] if limit is None else [limit] * len(instances)  # None: the network's own time
-            for name, start in starts.items():
-                results.setdefault(f"{name} + 2opt+oropt + ILS", []).extend(
-                    search_from(instance, start, budget, seed)
-                    for instance, budget in zip(instances, budgets, strict=True)
-                )
-        budget = "the default pipeline's own" if limit is None else f"{limit:g} s (`--time-limit`)"
-        for name, values in results.items():
-            gap, seconds = np.array(values).T
+        budget = "default (1 ms per city, at least 0.05 s)" if limit is None else f"{limit:g} s (`--time-limit`)"
+        for name in EQUAL_TIME_PIPELINES:
+            gap, seconds = [], []
+            for seed in range(seeds):
+                template = SolveOptions(device="cpu", time_limit=limit, decode=DecodeOptions("greedy-edge", seed=seed))
+                seed_gaps, seed_seconds = gaps(instances, parse_pipeline(name, template))
+                gap += seed_gaps
+                seconds += seed_seconds
             print(
-                f"| {budget} | {name} | {gap.mean():.3f} | {gap.max():.3f} | {int((gap == 0).sum())} of {len(gap)} "
-                f"| {seconds.mean():.2f} |"
+                f"| {budget} | `{name}` | {np.mean(gap):.3f} | {np.max(gap):.3f} "
+                f"| {sum(value == 0 for value in gap)} of {len(gap)} | {np.mean(seconds):.2f} |"
             )
     print()
 
