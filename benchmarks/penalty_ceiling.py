@@ -65,16 +65,18 @@ def given_alphanet(given_pi: dict[str, np.ndarray], ranked: dict[str, np.ndarray
     given_ids = {id(array) for array in given_pi.values()}
     given_lists = {id(given_pi[key]): lists for key, lists in (ranked or {}).items()}
 
-    def lookup(net: PenaltyNet, view: DistanceView) -> np.ndarray:
+    def lookup(net: PenaltyNet, view: DistanceView, neighbours: np.ndarray | None = None) -> np.ndarray:
         given = given_pi.get(view_key(view))
-        return predict(net, view) if given is None else given
+        return predict(net, view, neighbours) if given is None else given
 
-    def no_ascent(view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None) -> AlphaResult:
+    def no_ascent(
+        view: DistanceView, k: int, seconds: float, penalties: np.ndarray | None = None, **options: object
+    ) -> AlphaResult:
         if penalties is None or id(penalties) not in given_ids:  # not the very arrays `lookup` returned
-            return candidates(view, k, seconds, penalties=penalties)
+            return candidates(view, k, seconds, penalties=penalties, **options)
         lists = given_lists.get(id(penalties))
         if lists is None:
-            return candidates(view, k, 0.0, penalties=penalties)
+            return candidates(view, k, 0.0, penalties=penalties, **options)
         return AlphaResult(lists.copy(), penalties.copy(), float("nan"), 0)
 
     solver.predict_penalties, solver.alpha_candidates = lookup, no_ascent
