@@ -543,11 +543,13 @@ def warm_up_search(
     """Compile (or load from the cache) every kernel an iterated local search calls, on a small
     `tour`: the kicks (one at least, whatever the time) and what a restart calls, which a short
     search never reaches but a longer one does, on the clock of its instance."""
-    iterated_local_search(view, tour, time.perf_counter() + 0.001, method, candidates, penalties=penalties)
+    space = make_space(view, candidates, penalties)
+    deadline = time.perf_counter() + 0.001
+    iterated_local_search(view, tour, deadline, method, candidates, penalties=penalties, space=space)
     if method != "none":
-        order = check_permutations(np.asarray(tour)[None], view.n)[0]
+        order = np.ascontiguousarray(tour, dtype=np.int64)
         trials = Trials.first(order, 0.0, 0.0)
-        trials.restart(make_space(view, candidates, penalties), order, 0.0, new_merge_work(view.n), 0.0)
+        trials.restart(space, order, 0.0, new_merge_work(view.n), 0.0)
         replace_order(new_tour(order), trials.start)
 
 
