@@ -36,6 +36,7 @@ run reversal_cost benchmarks/reversal_cost.py --cases 1000:68 --reversals 2000
 run time_limits benchmarks/time_limits.py --sizes 200 --budgets 0.01 --metrics EUC_2D --instances 1
 run trap_escape benchmarks/trap_escape.py --dataset "$d100" --instance 1 --seeds 2 --seconds 0.01
 run wrong_edges benchmarks/wrong_edges.py --dataset "$d100" --limit 1 --seeds 1 --budget 0.02
+run kick_network benchmarks/kick_network.py --dataset "$d100" --limit 4 --seeds 1 --budget 0.003 --epochs 1
 run equal_time benchmarks/equal_time.py --dataset "$d100" --limit 4 --budgets 0.02 --solvers amsolve
 run compare benchmarks/compare.py --limit 4 --large 0
 run explicit benchmarks/explicit.py --parts default,equal-time --seeds 1 --times 0.05 --threads 1
