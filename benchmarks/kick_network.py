@@ -25,30 +25,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from wrong_edges import ABSENT, auc  # the sibling script's (benchmarks/ is on sys.path)
 
 import amsolve
 from amsolve.io import load_instances
 from amsolve.search.distances import distance_view
 from amsolve.solver import CANDIDATE_SHARE, ModelCache, alpha_candidates, predict_penalties
 
-ABSENT = 8  # the rank given to an edge missing from a candidate list
 CONTEXT = (-2, -1, 1, 2)  # the tour edges beside an edge whose description it also reads
 FOLDS = 4
-
-
-def auc(scores: np.ndarray, wrong: np.ndarray) -> float:
-    """The chance that a wrong edge scores above a right one (ties counted half)."""
-    order = np.argsort(scores, kind="stable")
-    sorted_scores = scores[order]
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(len(scores), dtype=float)
-    starts = np.r_[0, np.flatnonzero(np.diff(sorted_scores)) + 1]
-    ends = np.r_[starts[1:], len(scores)]
-    for start, end in zip(starts, ends, strict=True):  # average ranks over ties
-        if end - start > 1:
-            ranks[order[start:end]] = (start + end - 1) / 2
-    positives = wrong.sum()
-    return float((ranks[wrong].sum() - positives * (positives - 1) / 2) / (positives * (~wrong).sum()))
 
 
 def edge_features(

@@ -33,14 +33,15 @@ ABSENT = 8  # the rank given to an edge missing from a candidate list
 def auc(scores: np.ndarray, wrong: np.ndarray) -> float:
     """The chance that a wrong edge scores above a right one (ties counted half)."""
     order = np.argsort(scores, kind="stable")
+    sorted_scores = scores[order]
     ranks = np.empty(len(scores))
-    ranks[order] = np.arange(len(scores))
-    for value in np.unique(scores):  # average ranks over ties
-        tied = scores == value
-        ranks[tied] = ranks[tied].mean()
+    ranks[order] = np.arange(len(scores), dtype=float)
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_scores)) + 1]
+    ends = np.r_[starts[1:], len(scores)]
+    for start, end in zip(starts, ends, strict=True):  # average ranks over ties
+        if end - start > 1:
+            ranks[order[start:end]] = (start + end - 1) / 2
     positives = wrong.sum()
-    if positives == 0 or positives == len(wrong):
-        return float("nan")
     return float((ranks[wrong].sum() - positives * (positives - 1) / 2) / (positives * (~wrong).sum()))
 
 
