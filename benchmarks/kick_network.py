@@ -10,7 +10,7 @@ ends give each other in their 8 α-candidate lists, its length (over the mean ne
 distance) and length ranks, both ends' π, how far a and b each stand out of the tour (the detour
 d(a⁻, a) + d(a, b) − d(a⁻, b) and its mirror), and the best 2-opt move through one of the two
 ends' candidates (at a local optimum at most 0; near 0 means a nearly-as-good alternative),
-together with the same for the two tour edges on each side. A perceptron (two hidden layers of
+together with the same for the two tour edges on each side (`--context`). A perceptron (two hidden layers of
 64) learns from them which edges the reference tour lacks, in four folds by instance (trained on
 three quarters of the instances, scored on the rest). Printed, against the α rank sum of
 `wrong_edges.py` on the same edges: the AUC; the precision when as many edges are flagged as it
@@ -32,7 +32,6 @@ from amsolve.io import load_instances
 from amsolve.search.distances import distance_view
 from amsolve.solver import CANDIDATE_SHARE, ModelCache, alpha_candidates, predict_penalties
 
-CONTEXT = (-2, -1, 1, 2)  # the tour edges beside an edge whose description it also reads
 FOLDS = 4
 
 
@@ -80,8 +79,9 @@ def edge_features(
     )
 
 
-def describe_edges(dataset: Path, limit: int, seeds: int, budget: float) -> dict[str, np.ndarray]:
-    """Per edge of every solve: its description with its neighbours', wrong or not, the solve, the instance."""
+def describe_edges(dataset: Path, limit: int, seeds: int, budget: float, context: int) -> dict[str, np.ndarray]:
+    """Per edge of every solve: its description with that of the `context` tour edges on each side,
+    wrong or not, the solve, the instance."""
     instances = load_instances(dataset, limit=limit)
     network = ModelCache(None, "cpu").penalties()
     columns: dict[str, list[np.ndarray]] = {"features": [], "rank_sum": [], "wrong": [], "solve": [], "instance": []}
@@ -105,7 +105,7 @@ def describe_edges(dataset: Path, limit: int, seeds: int, budget: float) -> dict
         for seed in range(seeds):
             tour = np.asarray(amsolve.solve(instance, time_limit=budget, seed=seed).tour)
             own = edge_features(tour, distances, rank, lists, pi, scale)  # (n, f)
-            beside = [np.roll(own, -offset, axis=0) for offset in CONTEXT]
+            beside = [np.roll(own, -offset, axis=0) for offset in range(-context, context + 1) if offset]
             a, b = tour, np.roll(tour, -1)
             columns["features"].append(np.concatenate([own, *beside], axis=1))
             columns["rank_sum"].append(rank[a, b] + rank[b, a])
@@ -163,9 +163,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=6, help="solves per instance")
     parser.add_argument("--budget", type=float, default=0.3, help="seconds a solve")
     parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--context", type=int, default=2, help="tour edges on each side an edge's description holds")
     args = parser.parse_args()
     torch.manual_seed(0)
-    edges = describe_edges(args.dataset, args.limit, args.seeds, args.budget)
+    edges = describe_edges(args.dataset, args.limit, args.seeds, args.budget, args.context)
     wrong, instance = edges["wrong"], edges["instance"]
     print(f"{len(wrong)} tour edges of {args.limit} instances x {args.seeds} solves, {wrong.mean() * 100:.2f} % wrong")
     learned = np.empty(len(wrong))
