@@ -25,12 +25,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from wrong_edges import ABSENT, auc  # the sibling script's (benchmarks/ is on sys.path)
+from wrong_edges import auc, instance_tables  # the sibling script's (benchmarks/ is on sys.path)
 
 import amsolve
 from amsolve.io import load_instances
-from amsolve.search.distances import distance_view
-from amsolve.solver import CANDIDATE_SHARE, ModelCache, alpha_candidates, predict_penalties
+from amsolve.solver import ModelCache
 
 FOLDS = 4
 
@@ -87,29 +86,18 @@ def describe_edges(dataset: Path, limit: int, seeds: int, budget: float, context
     columns: dict[str, list[np.ndarray]] = {"features": [], "rank_sum": [], "wrong": [], "solve": [], "instance": []}
     solve_index = 0
     for index, instance in enumerate(instances):
-        view = distance_view(instance)
-        alpha = alpha_candidates(view, 8, CANDIDATE_SHARE, penalties=predict_penalties(network, view))
-        lists = alpha.candidates  # (n, 8)
-        n = view.n
-        reference = np.asarray(instance.reference_tour)
-        ref_next, ref_prev = np.empty(n, int), np.empty(n, int)
-        ref_next[reference], ref_prev[reference] = np.roll(reference, -1), np.roll(reference, 1)
-        points = np.asarray(view.points, dtype=float)  # (n, 2)
-        distances = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))  # (n, n)
-        np.fill_diagonal(distances, np.inf)
-        scale = distances.min(axis=1).mean()
-        np.fill_diagonal(distances, 0.0)
-        rank = np.full((n, n), ABSENT)  # rank[a, b]: b's place in a's list
-        rank[np.repeat(np.arange(n), lists.shape[1]), lists.ravel()] = np.tile(np.arange(lists.shape[1]), n)
-        pi = alpha.penalties - alpha.penalties.mean()
+        tables = instance_tables(instance, network)
+        distances, rank, n, scale = tables.distances, tables.rank, len(tables.lists), tables.mean_nearest
+        np.fill_diagonal(distances, 0.0)  # a city counts itself in its length ranks
+        pi = tables.penalties - tables.penalties.mean()
         for seed in range(seeds):
             tour = np.asarray(amsolve.solve(instance, time_limit=budget, seed=seed).tour)
-            own = edge_features(tour, distances, rank, lists, pi, scale)  # (n, f)
+            own = edge_features(tour, distances, rank, tables.lists, pi, scale)  # (n, f)
             beside = [np.roll(own, -offset, axis=0) for offset in range(-context, context + 1) if offset]
             a, b = tour, np.roll(tour, -1)
             columns["features"].append(np.concatenate([own, *beside], axis=1))
             columns["rank_sum"].append(rank[a, b] + rank[b, a])
-            columns["wrong"].append((ref_next[a] != b) & (ref_prev[a] != b))
+            columns["wrong"].append(tables.wrong(a, b))
             columns["solve"].append(np.full(n, solve_index))
             columns["instance"].append(np.full(n, index))
             solve_index += 1

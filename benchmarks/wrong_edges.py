@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 import amsolve
 from amsolve.io import load_instances
+from amsolve.model.penalties import PenaltyNet
+from amsolve.problem import Instance
 from amsolve.search.distances import distance_view
 from amsolve.solver import CANDIDATE_SHARE, ModelCache, alpha_candidates, predict_penalties
 
@@ -42,7 +45,44 @@ def auc(scores: np.ndarray, wrong: np.ndarray) -> float:
         if end - start > 1:
             ranks[order[start:end]] = (start + end - 1) / 2
     positives = wrong.sum()
+    if positives == 0 or positives == len(wrong):
+        return float("nan")
     return float((ranks[wrong].sum() - positives * (positives - 1) / 2) / (positives * (~wrong).sum()))
+
+
+class InstanceTables(NamedTuple):
+    """What this script and `kick_network.py` read of an instance besides its tours."""
+
+    lists: np.ndarray  # (n, 8) the α-candidate lists the default makes in a 1 s budget
+    penalties: np.ndarray  # (n,) π behind them
+    distances: np.ndarray  # (n, n), infinite on the diagonal
+    mean_nearest: float  # the mean distance to a city's nearest
+    rank: np.ndarray  # (n, n): rank[a, b] is b's place in a's list, ABSENT when missing
+    reference_next: np.ndarray  # (n,) each city's successor on the reference tour
+    reference_previous: np.ndarray  # (n,) and its predecessor
+
+    def wrong(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Whether each edge (a[i], b[i]) is missing from the reference tour."""
+        return (self.reference_next[a] != b) & (self.reference_previous[a] != b)
+
+
+def instance_tables(instance: Instance, network: PenaltyNet) -> InstanceTables:
+    """The tables of `instance`: the default's α lists (the penalty network's π, then the ascent), the
+    distances, the ranks, the reference tour's neighbours."""
+    view = distance_view(instance)
+    alpha = alpha_candidates(view, 8, CANDIDATE_SHARE, penalties=predict_penalties(network, view))
+    lists = alpha.candidates  # (n, 8)
+    n = view.n
+    reference = np.asarray(instance.reference_tour)
+    reference_next, reference_previous = np.empty(n, int), np.empty(n, int)
+    reference_next[reference], reference_previous[reference] = np.roll(reference, -1), np.roll(reference, 1)
+    points = np.asarray(view.points, dtype=float)  # (n, 2)
+    distances = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))  # (n, n)
+    np.fill_diagonal(distances, np.inf)
+    rank = np.full((n, n), ABSENT)
+    rank[np.repeat(np.arange(n), lists.shape[1]), lists.ravel()] = np.tile(np.arange(lists.shape[1]), n)
+    mean_nearest = float(distances.min(axis=1).mean())
+    return InstanceTables(lists, alpha.penalties, distances, mean_nearest, rank, reference_next, reference_previous)
 
 
 def describe_edges(dataset: Path, limit: int, seeds: int, budget: float) -> dict[str, np.ndarray]:
@@ -53,29 +93,18 @@ def describe_edges(dataset: Path, limit: int, seeds: int, budget: float) -> dict
     columns: dict[str, list[np.ndarray]] = {name: [] for name in names}
     solve_index = 0
     for instance in instances:
-        view = distance_view(instance)
-        penalties = predict_penalties(network, view)
-        lists = alpha_candidates(view, 8, CANDIDATE_SHARE, penalties=penalties).candidates  # (n, 8)
-        n = view.n
-        reference = np.asarray(instance.reference_tour)
-        successor, predecessor = np.empty(n, int), np.empty(n, int)
-        successor[reference], predecessor[reference] = np.roll(reference, -1), np.roll(reference, 1)
-        points = np.asarray(view.points, dtype=float)  # (n, 2)
-        distances = np.sqrt(((points[:, None] - points[None]) ** 2).sum(-1))  # (n, n)
-        np.fill_diagonal(distances, np.inf)
-        mean_nearest = distances.min(axis=1).mean()
-        rank = np.full((n, n), ABSENT)  # rank[a, b]: b's place in a's list
-        rank[np.repeat(np.arange(n), lists.shape[1]), lists.ravel()] = np.tile(np.arange(lists.shape[1]), n)
+        tables = instance_tables(instance, network)
+        distances, rank, n = tables.distances, tables.rank, len(tables.lists)
         for seed in range(seeds):
             tour = np.asarray(amsolve.solve(instance, time_limit=budget, seed=seed).tour)
             a, b = tour, np.roll(tour, -1)
             length = distances[a, b]
             columns["rank_a"].append(rank[a, b])
             columns["rank_b"].append(rank[b, a])
-            columns["length"].append(length / mean_nearest)
+            columns["length"].append(length / tables.mean_nearest)
             columns["length_rank_a"].append((distances[a] < length[:, None]).sum(axis=1))
             columns["length_rank_b"].append((distances[b] < length[:, None]).sum(axis=1))
-            columns["wrong"].append((successor[a] != b) & (predecessor[a] != b))
+            columns["wrong"].append(tables.wrong(a, b))
             columns["solve"].append(np.full(n, solve_index))
             solve_index += 1
     return {k: np.concatenate(v) for k, v in columns.items()}
