@@ -565,8 +565,7 @@ def train(
 ) -> None:
     """Train a model (REINFORCE, teacher forcing) and write its weights to --out.
 
-    Under torchrun (torchrun --nproc-per-node N -m amsolve train ...) N processes train one model
-    together, each on its share of every batch.
+    Under torchrun (torchrun --nproc-per-node N -m amsolve train ...) N processes share each batch.
     """
     from amsolve.render import TrainingDisplay, render_train_summary
     from amsolve.train.distributed import launched_rank
