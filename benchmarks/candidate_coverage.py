@@ -35,7 +35,7 @@ def coverage(candidates: np.ndarray, tour: np.ndarray, k: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--ascent", type=float, default=0.2, help="seconds of ascent for alpha")

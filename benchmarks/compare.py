@@ -99,7 +99,7 @@ def load() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, default=1280, help="instances of the n = 100 set")
     parser.add_argument("--large", type=int, default=16, help="uniform 500-city instances (0: none)")
     parser.add_argument("--plot", type=Path, help="draw the time–quality chart into this PNG file (overwritten)")

@@ -120,7 +120,7 @@ def uptime() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="20,50,100")
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # one measuring process

@@ -72,7 +72,7 @@ SOLVE_OPTIONS = [
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--tsplib", type=Path, default=Path(__file__).resolve().parents[2] / "shared/tsplib/dsj1000.tsp"

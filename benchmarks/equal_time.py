@@ -193,7 +193,7 @@ def summary(results: list[Result]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, action="append", default=[], help="dataset file or .tsp file")
     parser.add_argument("--limit", type=int, default=None, help="first N instances of each dataset file")
     parser.add_argument("--optima", type=Path, default=None, help="CSV name,optimal for .tsp files")

@@ -193,7 +193,7 @@ def three_d_part(count: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--parts", default="default,inputs,equal-time,3d", help="comma-separated parts to run")
     parser.add_argument("--seeds", type=int, default=3, help="equal-time: seeds per instance and pipeline")
     parser.add_argument("--times", default="0.5,2", help="equal-time: seconds per instance, comma-separated")

@@ -98,7 +98,7 @@ def tree_cost(view: DistanceView, trees: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder")
     parser.add_argument("--sizes", default="100,1000", help="uniform dataset sizes (comma-separated; empty: none)")
     parser.add_argument("--tsp", type=Path, action="append", default=[], help="a TSPLIB file to measure too")

@@ -145,7 +145,7 @@ def best_of_k_precision(scores: np.ndarray, wrong: np.ndarray, solve: np.ndarray
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=Path("../shared/data/tsp1000_uniform_seed2026.txt"))
     parser.add_argument("--limit", type=int, default=32, help="instances")
     parser.add_argument("--seeds", type=int, default=6, help="solves per instance")

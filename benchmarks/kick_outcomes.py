@@ -67,7 +67,7 @@ def kick_outcomes(view: DistanceView, kicks: int, slack: float, seed: int) -> di
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder")
     parser.add_argument("--size", type=int, default=1000, help="uniform dataset size")
     parser.add_argument("--instances", type=int, default=3, help="first N instances of the dataset")

@@ -28,7 +28,7 @@ TARGETS = {"n1000": 8.0, "large": 10.0}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder")
     parser.add_argument("--sets", default="n1000,large", help="n1000, large or both (comma-separated)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per instance (default: none)")

@@ -32,7 +32,7 @@ def stalls(seconds: float, threshold: float) -> list[tuple[float, float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--threshold", type=float, default=1.0, help="milliseconds")
     args = parser.parse_args()

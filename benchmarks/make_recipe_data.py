@@ -18,7 +18,7 @@ from amsolve.train.recipe import load_recipe
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("recipe", help="a shipped recipe (tsp20, tsp50, tsp100) or a recipe file")
     parser.add_argument("--out", type=Path, default=Path("data"), help="the --data-dir of amsolve train")
     parser.add_argument("--processes", type=int, default=1)

@@ -64,7 +64,7 @@ def make_reference_set(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--seed", type=int, required=True)

@@ -36,7 +36,7 @@ def write_matrix_csv(instance: Instance, path: Path, rows_per_block: int = 256) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tsp", type=Path, help="a TSPLIB instance with coordinates and an integer metric")
     parser.add_argument("--cities", type=int, default=None, help="only the first N cities")
     parser.add_argument("--csv", type=Path, default=None, help="keep the CSV here (default: a temporary file)")

@@ -57,7 +57,7 @@ def run(threshold: int | None, arguments: list[str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--candidates", default=",".join(CANDIDATES), help="Comma-separated names from CANDIDATES.")
     parser.add_argument("--workloads", default="", help="Only workloads naming one of these (comma-separated).")

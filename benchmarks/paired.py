@@ -59,7 +59,7 @@ def summary(label: str, budget: float, rows: list[Pair]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directories", nargs="+", type=Path, help="directories of A_*.json and B_*.json")
     args = parser.parse_args()
     pooled: dict[float, list[Pair]] = defaultdict(list)

@@ -28,7 +28,7 @@ BUDGETS = (0.0, 0.05, 0.2, 1.0)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", type=Path, nargs="+")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--optima", type=Path, default=None)

@@ -45,7 +45,7 @@ def nanoseconds_per_swap(n: int, length: int, reversals: int, seed: int) -> floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="1000:68,10000:556,100000:1580", help="n:length pairs (comma-separated)")
     parser.add_argument("--reversals", type=int, default=200_000, help="reversals timed per case")
     parser.add_argument("--seed", type=int, default=0, help="seed of the tours and stretches")

@@ -48,7 +48,7 @@ def uniform_instance(n: int, metric: str, seed: int) -> Instance:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="200,1000,5000,20000")
     parser.add_argument("--budgets", default="0.01,0.03,0.1,0.3,1")
     parser.add_argument("--metrics", default="EUC_2D,GEO")

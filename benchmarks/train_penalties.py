@@ -49,7 +49,7 @@ def labelled(rng: np.random.Generator, count: int, ascent: float) -> list[tuple[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--per-kind", type=int, default=20, help="instances per size and kind")
     parser.add_argument("--ascent", type=float, default=1.0, help="seconds of ascent per 1,000 cities")

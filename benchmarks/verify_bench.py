@@ -45,7 +45,7 @@ def closed_length(cities: list[tuple[float, float]], tour: list[int]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--decode", default="greedy", choices=["greedy", "sample", "beam", "multistart"])

@@ -125,7 +125,7 @@ def best_of_k_precision(edges: dict[str, np.ndarray], k: int, draws: int, rng: n
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=Path("../shared/data/tsp1000_uniform_seed2026.txt"))
     parser.add_argument("--limit", type=int, default=8, help="instances")
     parser.add_argument("--seeds", type=int, default=3, help="solves per instance")
