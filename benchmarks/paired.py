@@ -2,11 +2,17 @@
 every budget, their ratio and the mean paired difference with its standard error.
 
     python benchmarks/paired.py DIR [DIR ...]
+    python benchmarks/paired.py --network FILE [FILE ...]
 
 Each DIR holds the two sides of one study as `A_*.json` and `B_*.json` (as `kick_ceiling.sh`
 writes them; gzipped as `.json.gz` too). A result of A is paired with B's on the same budget,
 instance and seed in the same DIR; results without a partner are left out and counted. With
 several DIRs, one line per DIR and budget, then the pairs of all of them pooled.
+
+With `--network`, the FILEs are one study of several pipelines (`equal_time.py --json`, all
+files pooled): at every budget each pipeline's mean gap over the solves every pipeline made, then
+A, the best pipeline without the network, against B, the best with it, solve by solve (B/A is
+the ratio in README's table of the network inside the search).
 """
 
 from __future__ import annotations
@@ -22,14 +28,42 @@ Key = tuple[float, str, int]
 Pair = tuple[float, float, float, float]  # gap % and seconds of A, then of B
 
 
+def read_rows(path: Path) -> list[dict]:
+    """The results of one `--json` file, plain or gzipped."""
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    return json.loads(text)
+
+
 def load(paths: list[Path]) -> dict[Key, tuple[float, float]]:
-    """(budget, instance, seed) -> (gap %, seconds) from `--json` files, plain or gzipped."""
+    """(budget, instance, seed) -> (gap %, seconds) from `--json` files."""
     rows: dict[Key, tuple[float, float]] = {}
     for path in paths:
-        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
-        for row in json.loads(text):
+        for row in read_rows(path):
             rows[(row["budget"], row["instance"], row["seed"])] = (row["gap_pct"], row["seconds"])
     return rows
+
+
+def best_without_and_with(paths: list[Path]) -> tuple[dict[float, list[Pair]], list[str]]:
+    """Per budget, the best pipeline without the network (A) paired with the best with it (B)."""
+    rows: dict[tuple[float, str], dict[tuple[str, int], tuple[float, float]]] = defaultdict(dict)
+    neural: dict[str, bool] = {}
+    for path in paths:
+        for row in read_rows(path):
+            rows[(row["budget"], row["solver"])][(row["instance"], row["seed"])] = (row["gap_pct"], row["seconds"])
+            neural[row["solver"]] = row["neural"]
+    paired: dict[float, list[Pair]] = {}
+    lines = []
+    for budget in sorted({budget for budget, _ in rows}):
+        solvers = sorted(solver for b, solver in rows if b == budget)
+        common = set.intersection(*(set(rows[(budget, solver)]) for solver in solvers))
+        means = {solver: sum(rows[(budget, solver)][key][0] for key in common) / len(common) for solver in solvers}
+        for solver in solvers:
+            lines.append(f"{budget:g} s: {solver}{' (network)' if neural[solver] else ''} {means[solver]:.4f} %")
+        best = {side: min((s for s in solvers if neural[s] == side), key=means.__getitem__) for side in (False, True)}
+        lines.append(f"{budget:g} s: A = {best[False]}, B = {best[True]}")
+        a, b = rows[(budget, best[False])], rows[(budget, best[True])]
+        paired[budget] = [(*a[key], *b[key]) for key in sorted(common)]
+    return paired, lines
 
 
 def pairs_of(directory: Path) -> tuple[dict[float, list[Pair]], int]:
@@ -60,18 +94,25 @@ def summary(label: str, budget: float, rows: list[Pair]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("directories", nargs="+", type=Path, help="directories of A_*.json and B_*.json")
+    parser.add_argument("paths", nargs="+", type=Path, help="DIRs of A_*.json and B_*.json, or --network's FILEs")
+    parser.add_argument("--network", action="store_true", help="FILEs of one study: best without the network, with it")
     args = parser.parse_args()
+    if args.network:
+        paired, lines = best_without_and_with(args.paths)
+        print("\n".join(lines))
+        for budget, rows in paired.items():
+            print(summary("", budget, rows))
+        return
     pooled: dict[float, list[Pair]] = defaultdict(list)
-    for directory in args.directories:
+    for directory in args.paths:
         paired, unpaired = pairs_of(directory)
-        label = f"{directory.name}: " if len(args.directories) > 1 else ""
+        label = f"{directory.name}: " if len(args.paths) > 1 else ""
         for budget, rows in sorted(paired.items()):
             print(summary(label, budget, rows))
             pooled[budget] += rows
         if unpaired:
             print(f"{label}{unpaired} results without a partner left out")
-    if len(args.directories) > 1:
+    if len(args.paths) > 1:
         for budget, rows in sorted(pooled.items()):
             print(summary("pooled: ", budget, rows))
 

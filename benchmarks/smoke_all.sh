@@ -37,7 +37,9 @@ run time_limits benchmarks/time_limits.py --sizes 200 --budgets 0.01 --metrics E
 run trap_escape benchmarks/trap_escape.py --dataset "$d100" --instance 1 --seeds 2 --seconds 0.01
 run wrong_edges benchmarks/wrong_edges.py --dataset "$d100" --limit 1 --seeds 1 --budget 0.02
 run kick_network benchmarks/kick_network.py --dataset "$d100" --limit 4 --seeds 1 --budget 0.003 --epochs 1
-run equal_time benchmarks/equal_time.py --dataset "$d100" --limit 4 --budgets 0.02 --solvers amsolve
+run equal_time benchmarks/equal_time.py --dataset "$d100" --limit 4 --budgets 0.02 --solvers amsolve \
+    --pipelines greedy-edge+lk@alphanet8,greedy-edge+lk@alpha8 --json "$log/equal_time.json"
+run paired benchmarks/paired.py --network "$log/equal_time.json"
 run compare benchmarks/compare.py --limit 4 --large 0
 run explicit benchmarks/explicit.py --parts default,equal-time --seeds 1 --times 0.05 --threads 1
 run verify_bench benchmarks/verify_bench.py "$d20" --limit 8
