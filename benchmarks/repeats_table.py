@@ -6,8 +6,8 @@ in one file, each further file one more run of a peer (see `run_repeats.sh`).
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -25,7 +25,9 @@ def run_means(paths: list[Path]) -> dict[tuple[float, str], list[float]]:
 
 
 def main() -> None:
-    means = run_means([Path(arg) for arg in sys.argv[1:]])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="amsolve's JSON file, then one JSON file per run of a peer")
+    means = run_means(parser.parse_args().paths)
     print("| budget | solver | runs | mean gap of each run | mean of the runs |")
     print("|---|---|---|---|---|")
     for (budget, solver), values in sorted(means.items()):

@@ -5,11 +5,13 @@ amsolve bench ... --json | python benchmarks/rows_to_markdown.py
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 
 def cell(value: object, digits: int) -> str:
+    """One table cell: a dash for a missing value, thousands separators for a float."""
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -18,6 +20,7 @@ def cell(value: object, digits: int) -> str:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     rows = json.load(sys.stdin)["rows"]
     print(
         "| dataset | decoder | instances | mean length | mean reference | mean gap % | gap of means % | worst gap % "
