@@ -232,8 +232,10 @@ def bench(
     decode: Annotated[
         str,
         typer.Option(
-            help="Comma-separated pipelines START\\[x8]\\[+SEARCH]\\[@CANDIDATES\\[K]], e.g. "
-            "greedy,beam,multistartx8+lk@alpha8,random+lk@nearest10."
+            help="Pipelines, comma-separated, each a START then optionally x8, +SEARCH and @CANDIDATES\\[K]: "
+            "e.g. greedy, beam, multistartx8+lk@alpha8, random+lk@nearest10. "
+            "Default: greedy, multistartx8, greedy-edge+lk@alphanet8.",
+            show_default=False,
         ),
     ] = "greedy,multistartx8,greedy-edge+lk@alphanet8",
     samples: SamplesOption = 128,

@@ -14,7 +14,7 @@ import pytest
 import amsolve
 from amsolve.decode.options import DecodeOptions
 from amsolve.errors import InputError
-from amsolve.pipeline import parse_pipeline
+from amsolve.pipeline import parse_pipeline, parse_pipelines
 from amsolve.problem import Instance
 from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view
@@ -167,6 +167,15 @@ def test_pipeline_names_carry_start_search_and_candidates() -> None:
     for wrong in ("random+lk@delaunay", "random+lk@alpha0", "christofides"):
         with pytest.raises(InputError):
             parse_pipeline(wrong, template)
+
+
+def test_a_list_of_pipelines_may_have_spaces_after_its_commas() -> None:
+    template = SolveOptions()
+    spaced = parse_pipelines("greedy, beam , random+lk@nearest10,", template)
+    assert spaced == parse_pipelines("greedy,beam,random+lk@nearest10", template)
+    assert [pipeline.decode.strategy for pipeline in spaced] == ["greedy", "beam", "random"]
+    with pytest.raises(InputError):
+        parse_pipelines(" , ", template)
 
 
 def test_solve_takes_start_and_candidates_by_name() -> None:
