@@ -221,6 +221,9 @@ def solve(
             )
 
 
+BENCH_PIPELINES = "greedy,multistartx8,greedy-edge+lk@alphanet8"
+
+
 @app.command()
 def bench(
     paths: Annotated[
@@ -234,10 +237,10 @@ def bench(
         typer.Option(
             help="Pipelines, comma-separated, each a START then optionally x8, +SEARCH and @CANDIDATES\\[K]: "
             "e.g. greedy, beam, multistartx8+lk@alpha8, random+lk@nearest10. "
-            "Default: greedy, multistartx8, greedy-edge+lk@alphanet8.",
+            f"Default: {BENCH_PIPELINES.replace(',', ', ')}.",
             show_default=False,
         ),
-    ] = "greedy,multistartx8,greedy-edge+lk@alphanet8",
+    ] = BENCH_PIPELINES,
     samples: SamplesOption = 128,
     beam_width: BeamWidthOption = 16,
     starts: StartsOption = None,
