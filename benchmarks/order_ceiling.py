@@ -10,7 +10,10 @@ it for the ascent), and hands them to the solver with no ascent after them, eith
 with the reference tour's two edges of each city moved to the front (inserted at the front when
 missing, the last α-candidate then dropping out). Both searches get the whole budget, so their
 difference is what the order alone buys; the default pipeline, ascent included, runs beside them.
-Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
+`--shares 0.5,0.8,1` asks how right a ranking must be: only that share of the cities, drawn at
+random, get the reference edges first, the others keep α order; the table then gives, for each
+list order, the share of cities whose first candidate is a reference edge and whose first two are
+both of them. Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
 thread, e.g.
 
     taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/order_ceiling.py \\
@@ -53,15 +56,34 @@ def default_lists(
     return penalties, lists
 
 
-def reference_first(candidates: np.ndarray, tour: np.ndarray) -> np.ndarray:
-    """`candidates` (n, k) with each city's two neighbours in `tour` moved (or inserted) to the front."""
+def tour_neighbours(tour: np.ndarray) -> np.ndarray:
+    """Each city's two neighbours in `tour`, (n, 2)."""
     neighbours = np.empty((len(tour), 2), dtype=np.int64)  # (n, 2)
     neighbours[tour, 0], neighbours[tour, 1] = np.roll(tour, 1), np.roll(tour, -1)
-    ordered = np.empty_like(candidates)
+    return neighbours
+
+
+def reference_first(candidates: np.ndarray, tour: np.ndarray, chosen: np.ndarray | None = None) -> np.ndarray:
+    """`candidates` (n, k) with each city's two neighbours in `tour` moved (or inserted) to the
+    front, for the cities where `chosen` (n,) is true (all when it is None); the others as they are."""
+    neighbours = tour_neighbours(tour)
+    ordered = candidates.copy()
     for city, row in enumerate(candidates):
-        front = list(neighbours[city])
-        ordered[city] = (front + [c for c in row if c not in front])[: len(row)]
+        if chosen is None or chosen[city]:
+            front = list(neighbours[city])
+            ordered[city] = (front + [c for c in row if c not in front])[: len(row)]
     return ordered
+
+
+def first_shares(lists: dict[str, np.ndarray], tours: dict[str, np.ndarray]) -> tuple[float, float]:
+    """Over all cities of all instances: the share whose first candidate is a reference-tour edge,
+    and the share whose first two candidates are both of them."""
+    first = both = total = 0
+    for key, ranked in lists.items():
+        neighbours = tour_neighbours(tours[key])  # (n, 2)
+        hit = (ranked[:, :2, None] == neighbours[:, None, :]).any(axis=2)  # (n, 2)
+        first, both, total = first + int(hit[:, 0].sum()), both + int(hit.all(axis=1).sum()), total + len(hit)
+    return first / total, both / total
 
 
 def main() -> None:
@@ -74,6 +96,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="how many seeds of the kicks")
     parser.add_argument("--first-seed", type=int, default=0, help="the first of them")
     parser.add_argument("--name", default="instances", help="the datasets' name in the table")
+    parser.add_argument(
+        "--shares",
+        default="1",
+        help="comma-separated shares of the cities (drawn at random) whose lists put the reference edges first",
+    )
     args = parser.parse_args()
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
     if any(i.reference_tour is None for i in instances):
@@ -83,26 +110,43 @@ def main() -> None:
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
     print("|---|---|---|---|---|---|---|")
     tours = {view_key(distance_view(i)): i.reference_tour for i in instances}
-    ratios = []
+    shares = [float(share) for share in args.shares.split(",")]
+    if any(not 0 < share <= 1 for share in shares):
+        parser.error("--shares must lie in (0, 1]")
+    ratios, orders = [], []
     for budget in map(float, args.budgets.split(",")):
         penalties, alpha_order = default_lists(instances, budget, net)
-        ordered = {key: reference_first(ranked, tours[key]) for key, ranked in alpha_order.items()}
-        means = []
-        for label, ranked in (
+        draws = np.random.default_rng(0)
+        uniform = {key: draws.random(len(ranked)) for key, ranked in alpha_order.items()}  # (n,) each
+        runs: list[tuple[str, dict[str, np.ndarray] | None]] = [
             ("default (its ascent in the budget)", None),
             ("its lists and π given free, α order", alpha_order),
-            ("the same, reference edges first", ordered),
-        ):
+        ]
+        for share in shares:
+            ordered = {
+                key: reference_first(ranked, tours[key], uniform[key] < share) for key, ranked in alpha_order.items()
+            }
+            label = "the same, reference edges first" + ("" if share == 1 else f" in {share:.0%} of the cities")
+            runs.append((label, ordered))
+        means = []
+        for label, ranked in runs:
             seeds = range(args.first_seed, args.first_seed + args.seeds)
             context = partial(given_alphanet, penalties, ranked) if ranked is not None else nullcontext
             results = seeded_results(instances, budget, args.name, label, seeds, context)
             means.append(float(np.mean([r.gap_pct for r in results])))
             print(summary(results), flush=True)
-        ratios.append(
-            f"{budget:g} s: {means[2]:.4f} against {means[1]:.4f} % ({ratio(means[2], means[1])}; "
-            f"the default {means[0]:.4f} %)"
-        )
-    print("\nreference edges first against α order, both given free: " + "; ".join(ratios))
+            if ranked is not None:
+                top1, top2 = first_shares(ranked, tours)
+                orders.append(f"| {budget:g} s | {label} | {top1:.1%} | {top2:.1%} | {means[-1]:.4f} % |")
+        ratios += [
+            f"{budget:g} s, {label.removeprefix('the same, ')}: {mean:.4f} against {means[1]:.4f} % "
+            f"({ratio(mean, means[1])}; the default {means[0]:.4f} %)"
+            for (label, _), mean in zip(runs[2:], means[2:], strict=True)
+        ]
+    print("\nagainst α order, both given free: " + "; ".join(ratios))
+    print("\n| budget | lists | first candidate a reference edge | first two both | mean gap |")
+    print("|---|---|---|---|---|")
+    print("\n".join(orders))
     print(f"load at the end {os.getloadavg()}")
 
 
