@@ -13,7 +13,8 @@ difference is what the order alone buys; the default pipeline, ascent included, 
 `--shares 0.5,0.8,1` asks how right a ranking must be: only that share of the cities, drawn at
 random, get the reference edges first, the others keep α order; the table then gives, for each
 list order, the share of cities whose first candidate is a reference edge and whose first two are
-both of them. Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
+both of them, and its mean less α order's, solve by solve, ± the standard error (`--json` keeps
+every solve). Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
 thread, e.g.
 
     taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/order_ceiling.py \\
@@ -23,8 +24,10 @@ thread, e.g.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from contextlib import nullcontext
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 
@@ -75,6 +78,12 @@ def reference_first(candidates: np.ndarray, tour: np.ndarray, chosen: np.ndarray
     return ordered
 
 
+def paired_difference(gaps: np.ndarray, baseline: np.ndarray) -> str:
+    """The mean of `gaps` less `baseline`, solve by solve, ± its standard error, in points."""
+    difference = gaps - baseline
+    return f"{difference.mean():+.4f} ± {difference.std(ddof=1) / np.sqrt(len(difference)):.4f}"
+
+
 def first_shares(lists: dict[str, np.ndarray], tours: dict[str, np.ndarray]) -> tuple[float, float]:
     """Over all cities of all instances: the share whose first candidate is a reference-tour edge,
     and the share whose first two candidates are both of them."""
@@ -101,6 +110,7 @@ def main() -> None:
         default="1",
         help="comma-separated shares of the cities (drawn at random) whose lists put the reference edges first",
     )
+    parser.add_argument("--json", type=Path, default=None, help="write every solve's result to this file")
     args = parser.parse_args()
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
     if any(i.reference_tour is None for i in instances):
@@ -113,7 +123,7 @@ def main() -> None:
     shares = [float(share) for share in args.shares.split(",")]
     if any(not 0 < share <= 1 for share in shares):
         parser.error("--shares must lie in (0, 1]")
-    ratios, orders = [], []
+    ratios, orders, everything = [], [], []
     for budget in map(float, args.budgets.split(",")):
         penalties, alpha_order = default_lists(instances, budget, net)
         draws = np.random.default_rng(0)
@@ -128,25 +138,34 @@ def main() -> None:
             }
             label = "the same, reference edges first" + ("" if share == 1 else f" in {share:.0%} of the cities")
             runs.append((label, ordered))
-        means = []
+        means, alpha_gaps = [], np.empty(0)
         for label, ranked in runs:
             seeds = range(args.first_seed, args.first_seed + args.seeds)
             context = partial(given_alphanet, penalties, ranked) if ranked is not None else nullcontext
             results = seeded_results(instances, budget, args.name, label, seeds, context)
-            means.append(float(np.mean([r.gap_pct for r in results])))
+            everything += results
+            gaps = np.array([r.gap_pct for r in results])  # (seeds × instances,) in the same order every run
+            means.append(float(gaps.mean()))
             print(summary(results), flush=True)
+            if ranked is alpha_order:
+                alpha_gaps = gaps
             if ranked is not None:
                 top1, top2 = first_shares(ranked, tours)
-                orders.append(f"| {budget:g} s | {label} | {top1:.1%} | {top2:.1%} | {means[-1]:.4f} % |")
+                orders.append(
+                    f"| {budget:g} s | {label} | {top1:.1%} | {top2:.1%} | {means[-1]:.4f} % | "
+                    f"{'–' if ranked is alpha_order else paired_difference(gaps, alpha_gaps)} |"
+                )
         ratios += [
             f"{budget:g} s, {label.removeprefix('the same, ')}: {mean:.4f} against {means[1]:.4f} % "
             f"({ratio(mean, means[1])}; the default {means[0]:.4f} %)"
             for (label, _), mean in zip(runs[2:], means[2:], strict=True)
         ]
     print("\nagainst α order, both given free: " + "; ".join(ratios))
-    print("\n| budget | lists | first candidate a reference edge | first two both | mean gap |")
-    print("|---|---|---|---|---|")
+    print("\n| budget | lists | a reference edge first | both first | mean gap | less α order's, paired |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(orders))
+    if args.json is not None:
+        args.json.write_text(json.dumps([asdict(r) for r in everything]))
     print(f"load at the end {os.getloadavg()}")
 
 

@@ -29,7 +29,7 @@ run first_city benchmarks/first_city.py "$d20" --model tsp20 --limit 4
 run input_view benchmarks/input_view.py "$d20" --model tsp20 --limit 8
 run kick_cost benchmarks/kick_cost.py --sizes 100 --instances 1 --kicks 200 --trees 5
 run kick_outcomes benchmarks/kick_outcomes.py --size 100 --instances 1 --kicks 200
-run order_ceiling benchmarks/order_ceiling.py --dataset "$d100" --limit 4 --budgets 0.02
+run order_ceiling benchmarks/order_ceiling.py --dataset "$d100" --limit 4 --budgets 0.02 --shares 0.5,1 --json "$log/order_ceiling.json"
 run penalty_ceiling benchmarks/penalty_ceiling.py --dataset "$d100" --limit 4 --budgets 0.02 --ascent 0.5
 run penalty_study benchmarks/penalty_study.py "$d100" --limit 4
 run reversal_cost benchmarks/reversal_cost.py --cases 1000:68 --reversals 2000
