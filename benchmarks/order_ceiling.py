@@ -14,7 +14,10 @@ difference is what the order alone buys; the default pipeline, ascent included, 
 random, get the reference edges first, the others keep α order; the table then gives, for each
 list order, the share of cities whose first candidate is a reference edge and whose first two are
 both of them, and its mean less α order's, solve by solve, ± the standard error (`--json` keeps
-every solve). Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
+every solve). `--cities wrong` (or `right`) draws the share only among the cities where a tour of
+the same search, with the α-ordered lists and another seed, has a neighbour the reference lacks
+(or has none): whether a ranking pays where the search goes wrong or where it is right already.
+Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
 thread, e.g.
 
     taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/order_ceiling.py \\
@@ -32,8 +35,8 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from equal_time import summary  # the sibling scripts' (benchmarks/ is on sys.path)
-from penalty_ceiling import given_alphanet, ratio, seeded_results, view_key
+from equal_time import run_amsolve, summary  # the sibling scripts' (benchmarks/ is on sys.path)
+from penalty_ceiling import PIPELINE, given_alphanet, ratio, seeded_results, view_key
 
 import amsolve.solver
 from amsolve.io import load_instances
@@ -42,6 +45,8 @@ from amsolve.model.penalties import PenaltyNet
 from amsolve.problem import Instance
 from amsolve.search.distances import distance_view
 from amsolve.solver import CANDIDATE_SHARE, ModelCache
+
+PROBE_SEED = 1_000_000  # the seed of the tours that tell where the search goes wrong, outside the runs' seeds
 
 
 def default_lists(
@@ -78,6 +83,32 @@ def reference_first(candidates: np.ndarray, tour: np.ndarray, chosen: np.ndarray
     return ordered
 
 
+def wrong_cities(
+    instances: list[Instance],
+    budget: float,
+    penalties: dict[str, np.ndarray],
+    alpha_order: dict[str, np.ndarray],
+    tours: dict[str, np.ndarray],
+) -> dict[str, np.ndarray]:
+    """By `view_key`, the cities (n,) where a tour of the search at `budget` (the given lists in α
+    order, seed `PROBE_SEED`) has a neighbour the reference tour lacks."""
+    with given_alphanet(penalties, alpha_order):
+        found = run_amsolve(instances, budget, PIPELINE, PROBE_SEED)
+    wrong = {}
+    for instance, (tour, _) in zip(instances, found, strict=True):
+        key = view_key(distance_view(instance))
+        reference, probe = np.sort(tour_neighbours(tours[key]), axis=1), np.sort(tour_neighbours(tour), axis=1)
+        wrong[key] = (reference != probe).any(axis=1)  # (n,)
+    return wrong
+
+
+def cities_label(share: float, cities: str) -> str:
+    """Which cities a row's lists put the reference edges first in, for its label."""
+    if cities == "random":
+        return "" if share == 1 else f" in {share:.0%} of the cities"
+    return f" in {'all' if share == 1 else f'{share:.0%} of'} the cities the search gets {cities}"
+
+
 def paired_difference(gaps: np.ndarray, baseline: np.ndarray) -> str:
     """The mean of `gaps` less `baseline`, solve by solve, ± its standard error, in points."""
     difference = gaps - baseline
@@ -110,6 +141,12 @@ def main() -> None:
         default="1",
         help="comma-separated shares of the cities (drawn at random) whose lists put the reference edges first",
     )
+    parser.add_argument(
+        "--cities",
+        choices=("random", "wrong", "right"),
+        default="random",
+        help="draw the share among all cities, or only those a probe tour of the search gets wrong (or right)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every solve's result to this file")
     args = parser.parse_args()
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
@@ -128,6 +165,12 @@ def main() -> None:
         penalties, alpha_order = default_lists(instances, budget, net)
         draws = np.random.default_rng(0)
         uniform = {key: draws.random(len(ranked)) for key, ranked in alpha_order.items()}  # (n,) each
+        if args.cities != "random":
+            wrong = wrong_cities(instances, budget, penalties, alpha_order, tours)
+            pool = {key: mask if args.cities == "wrong" else ~mask for key, mask in wrong.items()}
+            pooled = sum(int(mask.sum()) for mask in pool.values()) / sum(len(mask) for mask in pool.values())
+            print(f"| {budget:g} s: cities the probe tours get {args.cities}: {pooled:.1%} |")
+            uniform = {key: np.where(pool[key], draws_of_city, 2.0) for key, draws_of_city in uniform.items()}
         runs: list[tuple[str, dict[str, np.ndarray] | None]] = [
             ("default (its ascent in the budget)", None),
             ("its lists and π given free, α order", alpha_order),
@@ -136,7 +179,7 @@ def main() -> None:
             ordered = {
                 key: reference_first(ranked, tours[key], uniform[key] < share) for key, ranked in alpha_order.items()
             }
-            label = "the same, reference edges first" + ("" if share == 1 else f" in {share:.0%} of the cities")
+            label = "the same, reference edges first" + cities_label(share, args.cities)
             runs.append((label, ordered))
         means, alpha_gaps = [], np.empty(0)
         for label, ranked in runs:
