@@ -17,6 +17,8 @@ both of them, and its mean less α order's, solve by solve, ± the standard erro
 every solve). `--cities wrong` (or `right`) draws the share only among the cities where a tour of
 the same search, with the α-ordered lists and another seed, has a neighbour the reference lacks
 (or has none): whether a ranking pays where the search goes wrong or where it is right already.
+`--probes K` adds lists that need no reference: where K such probe tours (seeds of their own) give
+a city the same two neighbours, those first, elsewhere α order.
 Needs instances with reference tours (the `../shared/data` files). Run it on one core with one
 thread, e.g.
 
@@ -83,23 +85,27 @@ def reference_first(candidates: np.ndarray, tour: np.ndarray, chosen: np.ndarray
     return ordered
 
 
-def wrong_cities(
+def probe_tours(
     instances: list[Instance],
     budget: float,
     penalties: dict[str, np.ndarray],
     alpha_order: dict[str, np.ndarray],
-    tours: dict[str, np.ndarray],
-) -> dict[str, np.ndarray]:
-    """By `view_key`, the cities (n,) where a tour of the search at `budget` (the given lists in α
-    order, seed `PROBE_SEED`) has a neighbour the reference tour lacks."""
-    with given_alphanet(penalties, alpha_order):
-        found = run_amsolve(instances, budget, PIPELINE, PROBE_SEED)
-    wrong = {}
-    for instance, (tour, _) in zip(instances, found, strict=True):
-        key = view_key(distance_view(instance))
-        reference, probe = np.sort(tour_neighbours(tours[key]), axis=1), np.sort(tour_neighbours(tour), axis=1)
-        wrong[key] = (reference != probe).any(axis=1)  # (n,)
-    return wrong
+    count: int,
+) -> dict[str, list[np.ndarray]]:
+    """By `view_key`, `count` tours of the search at `budget` with the given lists in α order, from
+    seeds `PROBE_SEED` on: what the search settles on, without the reference."""
+    probes: dict[str, list[np.ndarray]] = {}
+    for seed in range(PROBE_SEED, PROBE_SEED + count):
+        with given_alphanet(penalties, alpha_order):
+            found = run_amsolve(instances, budget, PIPELINE, seed)
+        for instance, (tour, _) in zip(instances, found, strict=True):
+            probes.setdefault(view_key(distance_view(instance)), []).append(tour)
+    return probes
+
+
+def same_neighbours(tour: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The cities (n,) whose two neighbours are the same in both tours."""
+    return (np.sort(tour_neighbours(tour), axis=1) == np.sort(tour_neighbours(other), axis=1)).all(axis=1)
 
 
 def cities_label(share: float, cities: str) -> str:
@@ -147,6 +153,12 @@ def main() -> None:
         default="random",
         help="draw the share among all cities, or only those a probe tour of the search gets wrong (or right)",
     )
+    parser.add_argument(
+        "--probes",
+        type=int,
+        default=0,
+        help="add a row: where this many probe tours of the search agree on a city's neighbours, those first",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every solve's result to this file")
     args = parser.parse_args()
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
@@ -166,8 +178,9 @@ def main() -> None:
         draws = np.random.default_rng(0)
         uniform = {key: draws.random(len(ranked)) for key, ranked in alpha_order.items()}  # (n,) each
         if args.cities != "random":
-            wrong = wrong_cities(instances, budget, penalties, alpha_order, tours)
-            pool = {key: mask if args.cities == "wrong" else ~mask for key, mask in wrong.items()}
+            probes = probe_tours(instances, budget, penalties, alpha_order, 1)
+            right = {key: same_neighbours(tours[key], probes[key][0]) for key in alpha_order}
+            pool = {key: ~mask if args.cities == "wrong" else mask for key, mask in right.items()}
             pooled = sum(int(mask.sum()) for mask in pool.values()) / sum(len(mask) for mask in pool.values())
             print(f"| {budget:g} s: cities the probe tours get {args.cities}: {pooled:.1%} |")
             uniform = {key: np.where(pool[key], draws_of_city, 2.0) for key, draws_of_city in uniform.items()}
@@ -181,6 +194,25 @@ def main() -> None:
             }
             label = "the same, reference edges first" + cities_label(share, args.cities)
             runs.append((label, ordered))
+        if args.probes > 0:
+            probes = probe_tours(instances, budget, penalties, alpha_order, args.probes)
+            agreed = {
+                key: np.logical_and.reduce([same_neighbours(t, tours_[0]) for t in tours_])
+                for key, tours_ in probes.items()
+            }
+            held = sum(int(mask.sum()) for mask in agreed.values())
+            hits = sum(int((mask & same_neighbours(tours[key], probes[key][0])).sum()) for key, mask in agreed.items())
+            total = sum(len(mask) for mask in agreed.values())
+            print(
+                f"| {budget:g} s: cities where {args.probes} probe tours agree: {held / total:.1%}, "
+                f"their neighbours the reference's in {hits / held:.1%} of them |"
+            )
+            runs.append(
+                (
+                    f"the same, where {args.probes} probe tours agree their edges first",
+                    {key: reference_first(ranked, probes[key][0], agreed[key]) for key, ranked in alpha_order.items()},
+                )
+            )
         means, alpha_gaps = [], np.empty(0)
         for label, ranked in runs:
             seeds = range(args.first_seed, args.first_seed + args.seeds)
