@@ -3,6 +3,7 @@ every budget, their ratio and the mean paired difference with its standard error
 
     python benchmarks/paired.py DIR [DIR ...]
     python benchmarks/paired.py --network FILE [FILE ...]
+    python benchmarks/paired.py --against SOLVER FILE [FILE ...]
 
 Each DIR holds the two sides of one study as `A_*.json` and `B_*.json` (as `kick_ceiling.sh`
 writes them; gzipped as `.json.gz` too). A result of A is paired with B's on the same budget,
@@ -13,6 +14,9 @@ With `--network`, the FILEs are one study of several pipelines (`equal_time.py -
 files pooled): at every budget each pipeline's mean gap over the solves every pipeline made, then
 A, the best pipeline without the network, against B, the best with it, solve by solve (B/A is
 the ratio in README's table of the network inside the search).
+
+With `--against SOLVER`, the FILEs are one study (all files pooled; `order_ceiling.py --json`
+writes such files too): A is SOLVER, and every other solver in turn is B.
 """
 
 from __future__ import annotations
@@ -66,6 +70,23 @@ def best_without_and_with(paths: list[Path]) -> tuple[dict[float, list[Pair]], l
     return paired, lines
 
 
+def each_against(paths: list[Path], baseline: str) -> list[tuple[str, float, list[Pair]]]:
+    """Per budget, `baseline` (A) paired with every other solver (B) of the same study."""
+    rows: dict[tuple[float, str], dict[tuple[str, int], tuple[float, float]]] = defaultdict(dict)
+    for path in paths:
+        for row in read_rows(path):
+            rows[(row["budget"], row["solver"])][(row["instance"], row["seed"])] = (row["gap_pct"], row["seconds"])
+    compared = []
+    for budget, solver in sorted(rows):
+        a = rows.get((budget, baseline))
+        if a is None:
+            raise SystemExit(f"paired.py: no results of {baseline!r} at {budget:g} s")
+        if solver != baseline:
+            b = rows[(budget, solver)]
+            compared.append((solver, budget, [(*a[key], *b[key]) for key in sorted(a.keys() & b.keys())]))
+    return compared
+
+
 def pairs_of(directory: Path) -> tuple[dict[float, list[Pair]], int]:
     """A's and B's results in `directory` paired by budget, and how many had no partner."""
     a = load(sorted(directory.glob("A_*.json*")))
@@ -96,7 +117,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path, help="DIRs of A_*.json and B_*.json, or --network's FILEs")
     parser.add_argument("--network", action="store_true", help="FILEs of one study: best without the network, with it")
+    parser.add_argument("--against", metavar="SOLVER", help="FILEs of one study: every solver against SOLVER")
     args = parser.parse_args()
+    if args.against is not None:
+        for solver, budget, rows in each_against(args.paths, args.against):
+            print(summary(f"B = {solver}, ", budget, rows))
+        return
     if args.network:
         paired, lines = best_without_and_with(args.paths)
         print("\n".join(lines))

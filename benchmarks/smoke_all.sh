@@ -40,6 +40,7 @@ run kick_network benchmarks/kick_network.py --dataset "$d100" --limit 4 --seeds 
 run equal_time benchmarks/equal_time.py --dataset "$d100" --limit 4 --budgets 0.02 --solvers amsolve \
     --pipelines greedy-edge+lk@alphanet8,greedy-edge+lk@alpha8 --json "$log/equal_time.json"
 run paired benchmarks/paired.py --network "$log/equal_time.json"
+run paired_against benchmarks/paired.py --against "its lists and π given free, α order" "$log/order_ceiling.json"
 run compare benchmarks/compare.py --limit 4 --large 0
 run explicit benchmarks/explicit.py --parts default,equal-time --seeds 1 --times 0.05 --threads 1
 run verify_bench benchmarks/verify_bench.py "$d20" --limit 8
