@@ -369,7 +369,7 @@ def test_sparse_candidates_are_the_alpha_best_of_a_wider_pool_than_the_trees_gra
             neighbours[int(parent)].append(child)
     alpha = np.zeros((n, n))
     for start in range(n):  # the heaviest edge on the tree path from `start` to every city
-        heaviest, stack = {start: 0.0}, [start]
+        heaviest, stack = {start: -np.inf}, [start]  # π may make tree edges negative
         while stack:
             city = stack.pop()
             for other in neighbours[city]:
