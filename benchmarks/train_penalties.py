@@ -1,8 +1,8 @@
 """Train the penalty network (`amsolve.model.penalties`) on penalties found by long ascents.
 
 Instances: uniform and clustered (Gaussian clusters), 100–2,000 cities, drawn from `--seed`;
-labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`), less
-their mean over the instance.
+labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`, its step
+halved after `--patience` trees without a better bound), less their mean over the instance.
 Writes `penalties.npz` and `penalties.json` (how it was trained, with its figures) into `--out`.
 
     python benchmarks/train_penalties.py --out models/penalties
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from amsolve.model.penalties import PenaltyNet, penalty_features, penalty_module, save_penalty_net
-from amsolve.search.candidates.alpha import alpha_candidates
+from amsolve.search.candidates.alpha import ASCENT_PATIENCE, alpha_candidates
 from amsolve.search.distances import coordinate_view
 
 SIZES = (100, 200, 500, 1000, 2000)
@@ -32,7 +32,7 @@ def instance(rng: np.random.Generator, n: int, clustered: bool) -> np.ndarray:
     return centres[rng.integers(len(centres), size=n)] + rng.normal(0, spread, (n, 2))
 
 
-def labelled(rng: np.random.Generator, count: int, ascent: float) -> list[tuple[np.ndarray, np.ndarray]]:
+def labelled(rng: np.random.Generator, count: int, ascent: float, patience: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """(features, π / scale) of `count` instances per size and kind."""
     data = []
     for n in SIZES:
@@ -40,7 +40,7 @@ def labelled(rng: np.random.Generator, count: int, ascent: float) -> list[tuple[
             for _ in range(count):
                 view = coordinate_view(instance(rng, n, clustered), "EUCLIDEAN")
                 features, scale = penalty_features(view)
-                penalties = alpha_candidates(view, 5, seconds=ascent * n / 1000).penalties
+                penalties = alpha_candidates(view, 5, seconds=ascent * n / 1000, patience=patience).penalties
                 # A constant added to every π changes no 1-tree and no bound, and nothing local can
                 # tell the constant an ascent drifted to: the labels are each instance's π centred.
                 penalties = penalties - penalties.mean()
@@ -53,6 +53,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--per-kind", type=int, default=20, help="instances per size and kind")
     parser.add_argument("--ascent", type=float, default=1.0, help="seconds of ascent per 1,000 cities")
+    parser.add_argument(
+        "--patience", type=int, default=ASCENT_PATIENCE, help="trees without a better bound before the step halves"
+    )
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=31)
     args = parser.parse_args()
@@ -60,8 +63,8 @@ def main() -> None:
     torch.set_num_threads(1)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    train = labelled(rng, args.per_kind, args.ascent)
-    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent)
+    train = labelled(rng, args.per_kind, args.ascent, args.patience)
+    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent, args.patience)
     labelling = time.perf_counter() - started
     x = torch.from_numpy(np.concatenate([f for f, _ in train]))
     y = torch.from_numpy(np.concatenate([p for _, p in train]))

@@ -403,6 +403,16 @@ def test_ascent_raises_the_lower_bound_and_keeps_below_a_tour() -> None:
     assert with_ascent.candidates.shape == (300, 5) and (with_ascent.candidates >= 0).all()
 
 
+def test_a_more_patient_ascent_halves_its_step_later_and_makes_more_trees() -> None:
+    rng = np.random.default_rng(5)
+    view = coordinate_view(rng.random((150, 2)), "EUCLIDEAN")
+    hasty = alpha_candidates(view, 5, seconds=30.0, patience=1)  # both converge long before 30 s
+    patient = alpha_candidates(view, 5, seconds=30.0, patience=40)
+    tour_bound = tour_length(view.points, view.code, construct(view, "greedy-edge"))
+    assert hasty.iterations < patient.iterations
+    assert max(hasty.lower_bound, patient.lower_bound) < tour_bound
+
+
 def test_penalties_given_are_used_as_they_are() -> None:
     rng = np.random.default_rng(4)
     view = coordinate_view(rng.random((200, 2)), "EUCLIDEAN")

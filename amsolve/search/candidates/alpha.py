@@ -90,6 +90,7 @@ def alpha_candidates(
     penalties: np.ndarray | None = None,
     neighbours: np.ndarray | None = None,
     upper_bound: float | None = None,
+    patience: int = ASCENT_PATIENCE,
 ) -> AlphaResult:
     """The k candidates of each city by α-nearness after at most `seconds` of Held–Karp ascent.
 
@@ -98,7 +99,8 @@ def alpha_candidates(
     when sparse, the wider one the edges are ranked on) and to rank the edges comes on top of
     `seconds`: a few µs per city. `neighbours`: each city's `RANK_NEAREST` nearest or more, when
     already found (`nearest_neighbours`' `wider`); `upper_bound`: the length of a greedy edge tour,
-    which the ascent's steps are measured against, when already known (else it is built).
+    which the ascent's steps are measured against, when already known (else it is built);
+    `patience`: trees without a better bound before the ascent halves its step.
     """
     if k < 1:
         raise InputError(f"the number of candidates must be at least 1, got {k}")
@@ -115,7 +117,7 @@ def alpha_candidates(
     if seconds > 0:
         if upper_bound is None:
             upper_bound = tour_length(view.points, view.code, construct(view, "greedy-edge", neighbours=neighbours))
-        bound, made = _ascent(graph, pi, work, deadline, upper_bound)
+        bound, made = _ascent(graph, pi, work, deadline, upper_bound, patience)
         iterations += made
     candidates = _rank(rank_graph, pi, work, k)
     return AlphaResult(candidates, pi, bound, iterations)
@@ -433,13 +435,15 @@ def _one_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
 
 
 @njit(cache=True)
-def _ascent(graph: _Graph, pi: np.ndarray, work: _Work, deadline: float, upper_bound: float) -> tuple[float, int]:
+def _ascent(
+    graph: _Graph, pi: np.ndarray, work: _Work, deadline: float, upper_bound: float, patience: int
+) -> tuple[float, int]:
     """Held–Karp subgradient ascent on π until `deadline` (a `perf_counter` value; one 1-tree at
     least); `pi` ends at the best penalties found, `work` holding their 1-tree. Returns the best
     bound and the trees computed.
 
     Polyak's step, λ (upper bound − bound) / ‖subgradient‖², λ from 2 and halved after
-    `ASCENT_PATIENCE` trees without a better bound; each move follows 0.7 of the subgradient and
+    `patience` trees without a better bound; each move follows 0.7 of the subgradient and
     0.3 of the last one (as LKH does). The upper bound is a tour's length. On three 1,000-city
     uniform instances and d2103 this reached within 0.1 point of its final bound in about 400
     trees; LKH's schedule (a step doubled while the bound rises, then halved each period) needed
@@ -473,7 +477,7 @@ def _ascent(graph: _Graph, pi: np.ndarray, work: _Work, deadline: float, upper_b
             stale = 0
         else:
             stale += 1
-            if stale >= ASCENT_PATIENCE:
+            if stale >= patience:
                 scale /= 2.0
                 stale = 0
     pi[:] = best_pi
