@@ -7,8 +7,10 @@ cost and leave no ascent to run. This script computes those π before any clock 
 up to `--ascent` seconds per instance, which stops when it converges) and hands them to the
 solver in place of the network's prediction, with no ascent after it (only the one minimum 1-tree
 that ranks the edges), so the search gets the whole budget after that. The difference to the default
-pipeline at the same budget bounds what any penalty network can gain in this search. Run it on one
-core with one thread, e.g.
+pipeline at the same budget bounds what any penalty network can gain in this search, as far as the
+ascent's stopping rule converges: `--patience P` halves its step after P trees without a better
+bound instead of `ASCENT_PATIENCE`, which ends higher on the large TSPLIB instances (the bounds are
+printed). Run it on one core with one thread, e.g.
 
     taskset -c 1 env OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/penalty_ceiling.py \\
         --dataset ../shared/data/tsp1000_uniform_seed2026.txt --budgets 0.3,1 --seeds 2
@@ -29,11 +31,12 @@ from equal_time import Result, gap, run_amsolve, summary  # the sibling script's
 
 import amsolve.solver
 from amsolve.bench import read_optima
+from amsolve.budget import greedy_fits
 from amsolve.io import load_instances
 from amsolve.machine import machine_description
 from amsolve.model.penalties import PenaltyNet
 from amsolve.problem import Instance
-from amsolve.search.candidates.alpha import AlphaResult, alpha_candidates
+from amsolve.search.candidates.alpha import ASCENT_PATIENCE, AlphaResult, alpha_candidates
 from amsolve.search.distances import DistanceView, distance_view
 
 PIPELINE = "greedy-edge+lk@alphanet8"
@@ -45,13 +48,24 @@ def view_key(view: DistanceView) -> str:
     return hashlib.sha1(np.ascontiguousarray(view.points).tobytes()).hexdigest()
 
 
-def converged_penalties(instances: list[Instance], seconds: float) -> dict[str, np.ndarray]:
-    """Each instance's π after an ascent of at most `seconds` (it stops earlier once converged)."""
-    penalties = {}
-    for instance in instances:
-        view = distance_view(instance)
-        penalties[view_key(view)] = alpha_candidates(view, 8, seconds).penalties
-    return penalties
+def solver_view(instance: Instance, budget: float) -> DistanceView:
+    """The instance's distances numbered as the solver numbers them at `budget`: along the
+    space-filling curve from `SPATIAL_ORDER_CITIES` cities (`amsolve.solver.spatial_order`)."""
+    view = distance_view(instance)
+    order = amsolve.solver.spatial_order(view) if greedy_fits(view, budget) else None
+    return amsolve.solver.renumbered(view, order)
+
+
+def converged_ascents(
+    instances: list[Instance], seconds: float, budget: float, patience: int = ASCENT_PATIENCE
+) -> dict[str, AlphaResult]:
+    """Each instance's ascent from π = 0 of at most `seconds` (it stops earlier once converged, its
+    step halved after `patience` trees without a better bound), on its cities as the solver numbers
+    them at `budget`."""
+    return {
+        view_key(view): alpha_candidates(view, 8, seconds, patience=patience)
+        for view in (solver_view(instance, budget) for instance in instances)
+    }
 
 
 @contextmanager
@@ -59,14 +73,18 @@ def given_alphanet(given_pi: dict[str, np.ndarray], ranked: dict[str, np.ndarray
     """While active, `alphanet` candidates of the instances in `given_pi` (by `view_key`) take the
     given π and run no ascent from them: their lists are ranked by α under those π, or are the
     given `ranked` lists (n, k) of the same instances. Other instances, such as the warm-up's, are
-    left as they are."""
+    left as they are. Every instance given must be solved inside, numbered as in `solver_view`:
+    a RuntimeError at the end says when one never reached the candidates."""
     solver = amsolve.solver
     predict, candidates = solver.predict_penalties, solver.alpha_candidates
     given_ids = {id(array) for array in given_pi.values()}
     given_lists = {id(given_pi[key]): lists for key, lists in (ranked or {}).items()}
+    looked_up: set[str] = set()
 
     def lookup(net: PenaltyNet, view: DistanceView, neighbours: np.ndarray | None = None) -> np.ndarray:
-        given = given_pi.get(view_key(view))
+        key = view_key(view)
+        given = given_pi.get(key)
+        looked_up.add(key)
         return predict(net, view, neighbours) if given is None else given
 
     def no_ascent(
@@ -84,6 +102,9 @@ def given_alphanet(given_pi: dict[str, np.ndarray], ranked: dict[str, np.ndarray
         yield
     finally:
         solver.predict_penalties, solver.alpha_candidates = predict, candidates
+    missed = len(set(given_pi) - looked_up)
+    if missed:  # every instance given is solved inside; one the solver numbered otherwise would get the network's π
+        raise RuntimeError(f"the given π of {missed} instances never reached the solver: numbered otherwise?")
 
 
 def ratio(numerator: float, denominator: float) -> str:
@@ -121,21 +142,31 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="how many seeds of the kicks")
     parser.add_argument("--first-seed", type=int, default=0, help="the first of them")
     parser.add_argument("--ascent", type=float, default=60.0, help="most seconds of the converged ascent")
+    parser.add_argument(
+        "--patience", type=int, default=ASCENT_PATIENCE, help="trees without a better bound before its step halves"
+    )
     parser.add_argument("--name", default="instances", help="the datasets' name in the table")
     args = parser.parse_args()
     optima = read_optima(args.optima) if args.optima else {}
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
     instances = [i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances]
-    penalties = converged_penalties(instances, args.ascent)
+    budgets = [float(budget) for budget in args.budgets.split(",")]
+    ascents = {budget: converged_ascents(instances, args.ascent, budget, args.patience) for budget in budgets}
+    penalties = {budget: {key: a.penalties for key, a in by_key.items()} for budget, by_key in ascents.items()}
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
+    bounds = ", ".join(
+        f"{i.name} {a.lower_bound:,.1f} ({a.iterations} trees)"
+        for i, a in zip(instances, ascents[budgets[0]].values(), strict=True)
+    )
+    print(f"the converged ascents (patience {args.patience}): {bounds}")
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
     print("|---|---|---|---|---|---|---|")
     ratios = []
-    for budget in map(float, args.budgets.split(",")):
+    for budget in budgets:
         means = []
         for label, given in (("default (predicted π, then the ascent)", False), ("converged π given free", True)):
             seeds = range(args.first_seed, args.first_seed + args.seeds)
-            context = partial(given_alphanet, penalties) if given else nullcontext
+            context = partial(given_alphanet, penalties[budget]) if given else nullcontext
             results = seeded_results(instances, budget, args.name, label, seeds, context)
             means.append(float(np.mean([r.gap_pct for r in results])))
             print(summary(results), flush=True)
