@@ -287,6 +287,12 @@ def spatial_order(view: DistanceView) -> np.ndarray | None:
     return construct(view, "space-filling")
 
 
+def search_order(view: DistanceView, limit: float) -> np.ndarray | None:
+    """The numbering the search uses within `limit` seconds: `spatial_order` where a greedy edge
+    start fits in the limit, else (None) the instance's own, the curve not being worth its time."""
+    return spatial_order(view) if greedy_fits(view, limit) else None
+
+
 def renumbered(view: DistanceView, order: np.ndarray | None) -> DistanceView:
     """The distances with city i being the instance's `order[i]` (as they are when `order` is None)."""
     if order is None:
@@ -493,7 +499,7 @@ def _solve_batch(
         view = distance_view(instance)
         alpha = options.candidates in ALPHA_SOURCES and alpha_fits(view, CANDIDATE_SHARE * budget)
         limit = budget if options.time_limit is not None else math.inf
-        order = spatial_order(view) if greedy_fits(view, limit) else None  # else not worth its time
+        order = search_order(view, limit)
         deadline = began + limit
         allowance = _steps_allowance(view, limit)
         view = renumbered(view, order)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
@@ -31,7 +31,6 @@ from equal_time import Result, gap, run_amsolve, summary  # the sibling script's
 
 import amsolve.solver
 from amsolve.bench import read_optima
-from amsolve.budget import greedy_fits
 from amsolve.io import load_instances
 from amsolve.machine import machine_description
 from amsolve.model.penalties import PenaltyNet
@@ -49,23 +48,23 @@ def view_key(view: DistanceView) -> str:
 
 
 def solver_view(instance: Instance, budget: float) -> DistanceView:
-    """The instance's distances numbered as the solver numbers them at `budget`: along the
-    space-filling curve from `SPATIAL_ORDER_CITIES` cities (`amsolve.solver.spatial_order`)."""
+    """The instance's distances numbered as the solver numbers them at `budget`
+    (`amsolve.solver.search_order`: along the space-filling curve from 10,000 cities)."""
     view = distance_view(instance)
-    order = amsolve.solver.spatial_order(view) if greedy_fits(view, budget) else None
-    return amsolve.solver.renumbered(view, order)
+    return amsolve.solver.renumbered(view, amsolve.solver.search_order(view, budget))
 
 
 def converged_ascents(
-    instances: list[Instance], seconds: float, budget: float, patience: int = ASCENT_PATIENCE
+    views: Iterable[DistanceView], seconds: float, patience: int = ASCENT_PATIENCE
 ) -> dict[str, AlphaResult]:
-    """Each instance's ascent from π = 0 of at most `seconds` (it stops earlier once converged, its
-    step halved after `patience` trees without a better bound), on its cities as the solver numbers
-    them at `budget`."""
-    return {
-        view_key(view): alpha_candidates(view, 8, seconds, patience=patience)
-        for view in (solver_view(instance, budget) for instance in instances)
-    }
+    """By `view_key`, the ascent from π = 0 of each distinct view, at most `seconds` (it stops
+    earlier once converged, its step halved after `patience` trees without a better bound)."""
+    ascents: dict[str, AlphaResult] = {}
+    for view in views:
+        key = view_key(view)
+        if key not in ascents:  # the same numbering at another budget: one ascent serves both
+            ascents[key] = alpha_candidates(view, 8, seconds, patience=patience)
+    return ascents
 
 
 @contextmanager
@@ -151,12 +150,14 @@ def main() -> None:
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
     instances = [i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances]
     budgets = [float(budget) for budget in args.budgets.split(",")]
-    ascents = {budget: converged_ascents(instances, args.ascent, budget, args.patience) for budget in budgets}
-    penalties = {budget: {key: a.penalties for key, a in by_key.items()} for budget, by_key in ascents.items()}
+    keys = {budget: [view_key(solver_view(i, budget)) for i in instances] for budget in budgets}
+    views = (solver_view(i, budget) for budget in budgets for i in instances)
+    ascents = converged_ascents(views, args.ascent, args.patience)
+    penalties = {budget: {key: ascents[key].penalties for key in by_budget} for budget, by_budget in keys.items()}
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
     bounds = ", ".join(
-        f"{i.name} {a.lower_bound:,.1f} ({a.iterations} trees)"
-        for i, a in zip(instances, ascents[budgets[0]].values(), strict=True)
+        f"{i.name} {ascents[key].lower_bound:,.1f} ({ascents[key].iterations} trees)"
+        for i, key in zip(instances, keys[budgets[0]], strict=True)
     )
     print(f"the converged ascents (patience {args.patience}): {bounds}")
     print("| instances | budget | solver | mean gap | worst gap | mean s | max s |")
