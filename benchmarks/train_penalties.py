@@ -2,7 +2,9 @@
 
 Instances: uniform and clustered (Gaussian clusters), 100–2,000 cities, drawn from `--seed`;
 labels: the penalties of `--ascent` seconds of Held–Karp ascent each (`alpha_candidates`, its step
-halved after `--patience` trees without a better bound), less their mean over the instance.
+halved after `--patience` trees without a better bound), less their mean over the instance; with
+`--start DIR` each ascent starts from that penalty network's π instead of from 0, so that a network
+learns where the ascent goes from its predecessor's prediction.
 Writes `penalties.npz` and `penalties.json` (how it was trained, with its figures) into `--out`.
 
     python benchmarks/train_penalties.py --out models/penalties
@@ -17,7 +19,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from amsolve.model.penalties import PenaltyNet, penalty_features, penalty_module, save_penalty_net
+from amsolve.model.penalties import (
+    PenaltyNet,
+    load_penalty_net,
+    penalty_features,
+    penalty_module,
+    predict_penalties,
+    save_penalty_net,
+)
 from amsolve.search.candidates.alpha import ASCENT_PATIENCE, alpha_candidates
 from amsolve.search.distances import coordinate_view
 
@@ -32,15 +41,20 @@ def instance(rng: np.random.Generator, n: int, clustered: bool) -> np.ndarray:
     return centres[rng.integers(len(centres), size=n)] + rng.normal(0, spread, (n, 2))
 
 
-def labelled(rng: np.random.Generator, count: int, ascent: float, patience: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(features, π / scale) of `count` instances per size and kind."""
+def labelled(
+    rng: np.random.Generator, count: int, ascent: float, patience: int, start: PenaltyNet | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(features, π / scale) of `count` instances per size and kind; `start`: the network whose
+    π start each ascent (else π = 0)."""
     data = []
     for n in SIZES:
         for clustered in (False, True):
             for _ in range(count):
                 view = coordinate_view(instance(rng, n, clustered), "EUCLIDEAN")
                 features, scale = penalty_features(view)
-                penalties = alpha_candidates(view, 5, seconds=ascent * n / 1000, patience=patience).penalties
+                initial = None if start is None else predict_penalties(start, view)
+                seconds = ascent * n / 1000
+                penalties = alpha_candidates(view, 5, seconds, penalties=initial, patience=patience).penalties
                 # A constant added to every π changes no 1-tree and no bound, and nothing local can
                 # tell the constant an ascent drifted to: the labels are each instance's π centred.
                 penalties = penalties - penalties.mean()
@@ -56,6 +70,7 @@ def main() -> None:
     parser.add_argument(
         "--patience", type=int, default=ASCENT_PATIENCE, help="trees without a better bound before the step halves"
     )
+    parser.add_argument("--start", type=Path, default=None, help="penalty network whose π start the ascents")
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=31)
     args = parser.parse_args()
@@ -63,8 +78,9 @@ def main() -> None:
     torch.set_num_threads(1)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    train = labelled(rng, args.per_kind, args.ascent, args.patience)
-    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent, args.patience)
+    start = None if args.start is None else load_penalty_net(args.start)
+    train = labelled(rng, args.per_kind, args.ascent, args.patience, start)
+    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent, args.patience, start)
     labelling = time.perf_counter() - started
     x = torch.from_numpy(np.concatenate([f for f, _ in train]))
     y = torch.from_numpy(np.concatenate([p for _, p in train]))
