@@ -150,9 +150,10 @@ def main() -> None:
     instances = [i for path in args.dataset for i in load_instances(path, limit=args.limit)]
     instances = [i.with_reference(length=optima[i.name], optimal=True) if i.name in optima else i for i in instances]
     budgets = [float(budget) for budget in args.budgets.split(",")]
-    keys = {budget: [view_key(solver_view(i, budget)) for i in instances] for budget in budgets}
-    views = (solver_view(i, budget) for budget in budgets for i in instances)
-    ascents = converged_ascents(views, args.ascent, args.patience)
+    views = {budget: [solver_view(i, budget) for i in instances] for budget in budgets}
+    keys = {budget: [view_key(view) for view in by_budget] for budget, by_budget in views.items()}
+    every_view = (view for by_budget in views.values() for view in by_budget)
+    ascents = converged_ascents(every_view, args.ascent, args.patience)
     penalties = {budget: {key: ascents[key].penalties for key in by_budget} for budget, by_budget in keys.items()}
     print(f"machine: {machine_description()}; CPU affinity {sorted(os.sched_getaffinity(0))}; load {os.getloadavg()}")
     bounds = ", ".join(
