@@ -32,7 +32,16 @@ from amsolve.io.formats import load_instances
 from amsolve.machine import machine_description
 from amsolve.search import local_search
 from amsolve.search.active import new_active
-from amsolve.search.candidates.alpha import ASCENT_PATIENCE, _ascent, _build_graphs, _one_tree, _Work, alpha_candidates
+from amsolve.search.candidates.alpha import (
+    ASCENT_FIRST_STEP,
+    ASCENT_PATIENCE,
+    NO_TRACE,
+    _ascent,
+    _build_graphs,
+    _one_tree,
+    _Work,
+    alpha_candidates,
+)
 from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view, tour_length
 from amsolve.search.kicks import KICKED_CITIES, seed_kicks
@@ -47,7 +56,7 @@ def converged_penalties(view: DistanceView) -> np.ndarray:
     """The ascent's π run until its step vanishes, not for a time: the same in every run."""
     graph, work, pi = _build_graphs(view)[0], _Work.new(view.n), np.zeros(view.n)
     upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
-    _ascent(graph, pi, work, np.inf, upper, ASCENT_PATIENCE)
+    _ascent(graph, pi, work, np.inf, upper, ASCENT_PATIENCE, ASCENT_FIRST_STEP, NO_TRACE)
     return pi
 
 

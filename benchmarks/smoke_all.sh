@@ -24,6 +24,7 @@ run() {
         failed=1
     fi
 }
+run ascent_trace benchmarks/ascent_trace.py "$shared/tsplib/berlin52.tsp" --optima "$shared/tsplib/optimal.csv" --trees 30 --first-steps 2,0.25
 run candidate_coverage benchmarks/candidate_coverage.py "$d100" --limit 2 --ascent 0.02
 run first_city benchmarks/first_city.py "$d20" --model tsp20 --limit 4
 run input_view benchmarks/input_view.py "$d20" --model tsp20 --limit 8

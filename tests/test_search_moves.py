@@ -20,8 +20,10 @@ from amsolve.search import local_search
 from amsolve.search.active import Active, new_active
 from amsolve.search.candidates import CANDIDATE_SOURCES, candidate_lists
 from amsolve.search.candidates.alpha import (
+    ASCENT_PATIENCE,
     GRAPH_NEAREST,
     RANK_NEAREST,
+    _ascent,
     _build_graphs,
     _one_tree,
     _symmetric_rows,
@@ -411,6 +413,20 @@ def test_a_more_patient_ascent_halves_its_step_later_and_makes_more_trees() -> N
     tour_bound = tour_length(view.points, view.code, construct(view, "greedy-edge"))
     assert hasty.iterations < patient.iterations
     assert max(hasty.lower_bound, patient.lower_bound) < tour_bound
+
+
+def test_a_traced_ascent_stops_when_its_trace_is_full_and_records_the_best_bound_so_far() -> None:
+    rng = np.random.default_rng(6)
+    view = coordinate_view(rng.random((200, 2)), "EUCLIDEAN")
+    graph, work, pi = _build_graphs(view)[0], _Work.new(view.n), np.zeros(view.n)
+    start_bound = _one_tree(graph, pi.copy(), _Work.new(view.n))
+    upper = tour_length(view.points, view.code, construct(view, "greedy-edge"))
+    trace = np.full(30, np.nan)
+    bound, trees = _ascent(graph, pi, work, np.inf, upper, ASCENT_PATIENCE, 0.5, trace)
+    assert trees == 31  # 30 traced trees and the last one of the best π
+    assert trace[0] == start_bound
+    assert (np.diff(trace) >= 0).all() and trace[-1] > start_bound
+    assert bound == pytest.approx(trace[-1])
 
 
 def test_penalties_given_are_used_as_they_are() -> None:

@@ -51,6 +51,12 @@ whole matrix, and they have no quadrant neighbours to make a good sparse graph."
 ASCENT_PATIENCE = 20
 """Trees without a better bound after which the ascent halves its step."""
 
+ASCENT_FIRST_STEP = 2.0
+"""λ of the ascent's first Polyak step (`_ascent`), from π = 0 or from predicted π alike."""
+
+NO_TRACE = np.empty(0)
+"""`_ascent`'s `trace` when none is wanted."""
+
 GRAPH_NEAREST = 10
 """Nearest neighbours of each city in the sparse graph of the ascent's 1-trees, besides its two
 nearest in each quadrant."""
@@ -117,7 +123,7 @@ def alpha_candidates(
     if seconds > 0:
         if upper_bound is None:
             upper_bound = tour_length(view.points, view.code, construct(view, "greedy-edge", neighbours=neighbours))
-        bound, made = _ascent(graph, pi, work, deadline, upper_bound, patience)
+        bound, made = _ascent(graph, pi, work, deadline, upper_bound, patience, ASCENT_FIRST_STEP, NO_TRACE)
         iterations += made
     candidates = _rank(rank_graph, pi, work, k)
     return AlphaResult(candidates, pi, bound, iterations)
@@ -436,18 +442,27 @@ def _one_tree(graph: _Graph, pi: np.ndarray, work: _Work) -> float:
 
 @njit(cache=True)
 def _ascent(
-    graph: _Graph, pi: np.ndarray, work: _Work, deadline: float, upper_bound: float, patience: int
+    graph: _Graph,
+    pi: np.ndarray,
+    work: _Work,
+    deadline: float,
+    upper_bound: float,
+    patience: int,
+    first_step: float,
+    trace: np.ndarray,
 ) -> tuple[float, int]:
     """Held–Karp subgradient ascent on π until `deadline` (a `perf_counter` value; one 1-tree at
     least); `pi` ends at the best penalties found, `work` holding their 1-tree. Returns the best
     bound and the trees computed.
 
-    Polyak's step, λ (upper bound − bound) / ‖subgradient‖², λ from 2 and halved after
+    Polyak's step, λ (upper bound − bound) / ‖subgradient‖², λ from `first_step` and halved after
     `patience` trees without a better bound; each move follows 0.7 of the subgradient and
     0.3 of the last one (as LKH does). The upper bound is a tour's length. On three 1,000-city
     uniform instances and d2103 this reached within 0.1 point of its final bound in about 400
     trees; LKH's schedule (a step doubled while the bound rises, then halved each period) needed
     about 1,600 (bound 4.1 % below the reference after 400 trees, against 0.76 %).
+    `trace` (m,): when not empty, the best bound after each of the first m trees is written to it,
+    and the ascent stops there (`benchmarks/ascent_trace.py`).
     """
     n = pi.shape[0]
     bound = _one_tree(graph, pi, work)
@@ -456,8 +471,11 @@ def _ascent(
     best_pi = pi.copy()
     subgradient = (work.degree - 2).astype(np.float64)
     last = subgradient.copy()
-    scale, stale = 2.0, 0
-    while scale > 1e-5 and now() < deadline:  # a look at the clock costs a few % of a 100-city tree
+    scale, stale = first_step, 0
+    if trace.shape[0] > 0:
+        trace[0] = best
+    # a look at the clock costs a few % of a 100-city tree
+    while scale > 1e-5 and now() < deadline and (trace.shape[0] == 0 or trees < trace.shape[0]):
         norm = (subgradient * subgradient).sum()
         if norm == 0:  # the 1-tree is a tour, an optimal one
             break
@@ -480,6 +498,8 @@ def _ascent(
             if stale >= patience:
                 scale /= 2.0
                 stale = 0
+        if trees <= trace.shape[0]:
+            trace[trees - 1] = best
     pi[:] = best_pi
     return _one_tree(graph, pi, work), trees + 1
 
