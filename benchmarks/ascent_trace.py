@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from large_uniform import BHH_CONSTANT, SIDE, uniform_points  # a script beside this one
 
 from amsolve.bench import read_optima
 from amsolve.io import load_instances
@@ -33,15 +34,13 @@ from amsolve.search.construct import construct
 from amsolve.search.distances import DistanceView, distance_view, tour_length
 from amsolve.solver import renumbered, search_order
 
-SIDE = 1_000_000.0
-BHH_CONSTANT = 0.7124
 TREES = 400
 CHECKPOINTS = (1, 10, 20, 40, 80, 120, 160, 200, 250, 300, 400, 600, 800, 1200, 1600)
 
 
 def uniform_instance(cities: int, seed: int) -> tuple[Instance, float]:
     """`large_uniform.py`'s cities and their BHH estimate of the optimal length."""
-    points = np.random.default_rng(seed).uniform(0.0, SIDE, size=(cities, 2))
+    points = uniform_points(cities, seed)
     instance = Instance(name=f"uniform{cities}", coords=points, metric="EUCLIDEAN", ids=np.arange(1, cities + 1))
     return instance, BHH_CONSTANT * math.sqrt(cities * SIDE * SIDE)
 

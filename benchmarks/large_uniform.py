@@ -30,6 +30,11 @@ BHH_CONSTANT = 0.7124
 """Asymptotic optimal tour length per √(n·A) for uniform random cities (Applegate et al.)."""
 
 
+def uniform_points(cities: int, seed: int) -> np.ndarray:
+    """The cities (cities, 2), uniform in the square of side `SIDE`."""
+    return np.random.default_rng(seed).uniform(0.0, SIDE, size=(cities, 2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cities", type=int, default=100_000)
@@ -39,7 +44,7 @@ def main() -> None:
     parser.add_argument("--candidates", default=None, help="passed to amsolve solve")
     parser.add_argument("--solve-seed", type=int, default=None, help="passed to amsolve solve as --seed")
     args = parser.parse_args()
-    points = np.random.default_rng(args.seed).uniform(0.0, SIDE, size=(args.cities, 2))
+    points = uniform_points(args.cities, args.seed)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"uniform{args.cities}.csv"
         np.savetxt(path, points, delimiter=",", fmt="%.3f")
