@@ -10,7 +10,14 @@ import torch
 
 from amsolve.decode.augment import SYMMETRIES, all_symmetries, apply_symmetry
 from amsolve.decode.beam import beam_search
-from amsolve.decode.edge_scores import VIEW_CITIES, model_candidates
+from amsolve.decode.edge_scores import (
+    OWNED_CITIES,
+    VIEW_CITIES,
+    first_step_log_probs,
+    model_candidates,
+    view_centres,
+    view_scores,
+)
 from amsolve.decode.options import DecodeOptions
 from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, inverse_cdf_selector, rollout
 from amsolve.decode.strategies import decode, start_cities
@@ -217,6 +224,66 @@ def test_model_candidates_are_distinct_other_cities_among_the_nearest(tiny_model
         partners = row[row >= 0]
         assert len(partners) == min(5, n - 1) and len(set(partners.tolist())) == len(partners)
         assert city not in partners and set(partners.tolist()) <= set(nearest[city].tolist())
+
+
+@pytest.mark.parametrize("n", [150, 400])
+def test_every_city_is_among_the_nearest_of_a_view_centre(n) -> None:
+    points = random_coords(1, n, seed=n)[0].numpy().astype(np.float64)
+    view = coordinate_view(points, "EUCLIDEAN")
+    nearest = nearest_neighbours(view, VIEW_CITIES - 1)
+    centres = view_centres(view, nearest)
+    owned = np.concatenate([centres[:, None], nearest[centres, : OWNED_CITIES - 1]], axis=1)
+    assert set(owned.ravel().tolist()) == set(range(n)) and len(centres) < n / 5
+
+
+def test_view_scores_of_a_small_instance_are_its_first_steps(tiny_model) -> None:
+    """At most VIEW_CITIES cities: one view, the whole instance, decoded from each city."""
+    points = random_coords(1, 30, seed=5)[0].numpy().astype(np.float64)
+    rows, log_probs = view_scores(tiny_model, points, coordinate_view(points, "EUCLIDEAN"))
+    steps = first_step_log_probs(tiny_model, points[None])[0].numpy()  # (30, 30)
+    assert (rows[:, 0] == np.arange(30)).all()
+    np.testing.assert_allclose(log_probs[:, 1:], np.take_along_axis(steps, rows[:, 1:], axis=1), rtol=1e-5)
+
+
+def test_view_scores_average_the_first_steps_of_every_view_holding_both_cities(tiny_model) -> None:
+    """Beyond VIEW_CITIES cities: each (i, j) of a row is the mean over the views that hold both."""
+    n = 260
+    points = random_coords(1, n, seed=6)[0].numpy().astype(np.float64)
+    view = coordinate_view(points, "EUCLIDEAN")
+    rows, log_probs = view_scores(tiny_model, points, view)
+    nearest = nearest_neighbours(view, VIEW_CITIES - 1)
+    centres = view_centres(view, nearest)
+    sums: dict[tuple[int, int], list[float]] = {}
+    for centre in centres:
+        members = np.concatenate([[centre], nearest[centre]])
+        steps = first_step_log_probs(tiny_model, points[members][None])[0].numpy()
+        for a, i in enumerate(members):
+            for b, j in enumerate(members):
+                if a != b:
+                    sums.setdefault((int(i), int(j)), []).append(float(steps[a, b]))
+    checked = 0
+    for i in range(n):
+        for m in range(1, rows.shape[1]):
+            pair = (i, int(rows[i, m]))
+            if pair in sums:
+                assert log_probs[i, m] == pytest.approx(np.mean(sums[pair]), rel=1e-5, abs=1e-6)
+                checked += 1
+    assert checked > 0.9 * n * (rows.shape[1] - 1)
+
+
+def test_the_reverse_score_of_an_edge_comes_from_the_partners_row_or_its_floor() -> None:
+    from amsolve.decode.edge_scores import _reverse
+
+    points = random_coords(1, 40, seed=7)[0].numpy().astype(np.float64)
+    rows = np.concatenate([np.arange(40)[:, None], nearest_neighbours(coordinate_view(points, "EUCLIDEAN"), 6)], axis=1)
+    log_probs = np.log(np.random.default_rng(7).uniform(0.01, 1.0, size=rows.shape))
+    floor = log_probs[:, 1:].min(axis=1)
+    back = _reverse(rows, log_probs, floor)
+    for i in range(40):
+        for m in range(1, rows.shape[1]):
+            j = rows[i, m]
+            where = np.nonzero(rows[j, 1:] == i)[0]
+            assert back[i, m - 1] == (log_probs[j, 1 + where[0]] if len(where) else floor[j])
 
 
 def test_model_candidates_past_their_deadline_rank_by_distance(tiny_model) -> None:

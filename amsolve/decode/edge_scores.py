@@ -1,17 +1,22 @@
 """The network's candidate lists: which of a city's nearby cities the model would visit next.
 
-For each city i the model sees a local view: i and its W − 1 nearest cities, normalised into the
-unit square, as one small instance. Decoding that instance from i (first = last = i, i visited)
-gives p(j | i), the probability that the model's tour goes from i to j, for every j of the view.
-An edge is scored by both ends, log p(j | i) + log p(i | j) (the second taken as the smallest
-probability of j's view when i is not in it), minus log(d(i, j) / d̄), d̄ the mean distance to
-the view's cities: the model's ranking blended with distance, which covered the reference tours'
-edges better than either alone in DESIGN §8's probe. Each city's k best become its candidates.
+The model sees the instance through local views: a centre city and its W − 1 nearest, normalised
+into the unit square, as one small instance. Decoding a view from its city i (first = last = i,
+i visited) gives p(j | i), the probability that the model's tour goes from i to j, for every j of
+the view, and one decoder call gives that first step from all W cities of the view at once. The
+centres are taken so that every city is among the `OWNED_CITIES` nearest of some centre, about
+n / 20 views; a city lies in several views, and its score for j is the mean of log p(j | i) over
+the views that hold both. Each city's row is itself and its `ROW_CITIES` − 1 nearest.
 
-The views are decoded in batches, so the cost is O(n · W²) for the encoder and O(n · W) memory
-per batch; nothing of size n × n is built. The model's sizes are those it was trained on
-(W = `VIEW_CITIES`). With a deadline, the views not decoded by then count every city of the
-view as equally likely, so distance alone (and the partners' views) ranks their edges.
+An edge is scored by both ends, log p(j | i) + log p(i | j) (the second taken as the least
+likely city of j's row when i is not in it), minus log(d(i, j) / d̄), d̄ the mean distance to the
+row's cities: the model's ranking blended with distance, which covered the reference tours' edges
+better than either alone in DESIGN §8's probe. Each city's k best become its candidates.
+
+The encoder costs O(W²) per view; nothing of size n × n is built. W = `VIEW_CITIES` is the size
+the model was trained on; an instance of at most W cities is one view. With a deadline, the
+pairs that no decoded view holds count as the least likely of their row (every city of a row
+equally likely when none of it was decoded), so distance alone ranks those edges.
 """
 
 from __future__ import annotations
@@ -21,45 +26,130 @@ import time
 
 import numpy as np
 import torch
+from numba import njit
 
-from amsolve.decode.local import next_city_log_probs
 from amsolve.model.network import AttentionModel
+from amsolve.problem.instance import unit_square
 from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.distances import DistanceView, dist_rows
 
-VIEW_CITIES = 50
-"""Cities in each local view (the city and its 49 nearest)."""
+VIEW_CITIES = 100
+"""Cities in each local view (the centre and its 99 nearest): the shipped models' training size."""
 
-VIEWS_PER_BATCH = 512
+OWNED_CITIES = 40
+"""Each city is among the `OWNED_CITIES` nearest of some view's centre (itself included)."""
+
+ROW_CITIES = 50
+"""A city and the nearest cities whose edges it scores."""
+
+VIEWS_PER_BATCH = 64
 """Local views encoded together."""
 
 
+def view_centres(view: DistanceView, nearest: np.ndarray, owned: int = OWNED_CITIES) -> np.ndarray:
+    """The views' centres: cities in their order, each one not yet within the `owned` nearest of a
+    centre (itself included) becoming one. `nearest` (n, ≥ owned − 1): each city's nearest."""
+    covered = np.zeros(view.n, dtype=bool)
+    centres: list[int] = []
+    for city in range(view.n):
+        if not covered[city]:
+            covered[city] = True
+            covered[nearest[city, : owned - 1]] = True
+            centres.append(city)
+    return np.asarray(centres, dtype=np.int64)
+
+
 @torch.inference_mode()
+def first_step_log_probs(model: AttentionModel, coords: np.ndarray) -> torch.Tensor:
+    """log p(j | i) (b, m, m) for small instances (b, m, 2): each normalised into the unit square
+    and decoded from each of its cities in turn (first = last = i, i masked; the diagonal is −inf)."""
+    device = next(model.parameters()).device
+    batch, m, _ = coords.shape
+    cache = model.precompute(torch.from_numpy(unit_square(coords)).float().to(device))
+    query = cache.query_graph + cache.query_first + cache.query_last  # (b, m, d): a rollout from each city
+    mask = torch.zeros(batch, m, m, device=device)
+    mask.diagonal(dim1=1, dim2=2).fill_(-math.inf)  # (b, m, m)
+    return model.decoder.log_probs(cache, query, mask)
+
+
+@njit(cache=True)
+def _accumulate(
+    members: np.ndarray, steps: np.ndarray, rows: np.ndarray, total: np.ndarray, count: np.ndarray, column: np.ndarray
+) -> None:
+    """Adds each view's log p(j | i) (b, W, W) over its `members` (b, W) into `total` (n, R) at j's
+    column of i's row `rows` (n, R), counting in `count`. `column` (n,) is scratch, all −1."""
+    batch, size = members.shape
+    width = rows.shape[1]
+    for v in range(batch):
+        for a in range(size):
+            i = members[v, a]
+            for c in range(1, width):
+                if rows[i, c] >= 0:
+                    column[rows[i, c]] = c
+            for b in range(size):
+                c = column[members[v, b]]
+                if c > 0:
+                    total[i, c] += steps[v, a, b]
+                    count[i, c] += 1
+            for c in range(1, width):
+                if rows[i, c] >= 0:
+                    column[rows[i, c]] = -1
+
+
+@njit(cache=True)
+def _reverse(rows: np.ndarray, log_probs: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """log p(i | j) (n, R − 1) for each j = rows[i, m], m ≥ 1: from j's row where i is in it, else
+    `floor[j]`, the least likely city of j's row."""
+    n, width = rows.shape
+    back = np.empty((n, width - 1))
+    for i in range(n):
+        for m in range(1, width):
+            j = rows[i, m]
+            back[i, m - 1] = floor[j]
+            for c in range(1, width):
+                if rows[j, c] == i:
+                    back[i, m - 1] = log_probs[j, c]
+                    break
+    return back
+
+
 def view_scores(
-    model: AttentionModel, coords: np.ndarray, view: DistanceView, size: int = VIEW_CITIES, deadline: float = math.inf
+    model: AttentionModel, coords: np.ndarray, view: DistanceView, deadline: float = math.inf
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each city's local view (n, W) (the city itself first) and log p(j | i) over it (n, W).
+    """Each city's row (n, R) (the city first, then its nearest) and the mean log p(j | i) over it
+    (n, R) (module docstring).
 
     `coords` (n, 2) are what the model reads (planar coordinates); `view` gives the neighbours.
-    Under a `deadline` (a `time.perf_counter()` value) a first view measures the pace, each later
-    batch is sized to the time left, and the views left undecoded keep log p uniform.
+    Under a `deadline` (a `time.perf_counter()` value) a first view measures the pace, and each
+    later batch is sized to the time left.
     """
     n = len(coords)
-    size = min(size, n)
-    views = np.concatenate([np.arange(n)[:, None], nearest_neighbours(view, size - 1)], axis=1)  # (n, W)
-    log_probs = np.full((n, size), -math.log(max(size - 1, 1)), dtype=np.float32)
+    size = min(VIEW_CITIES, n)
+    nearest = nearest_neighbours(view, size - 1)  # (n, W − 1)
+    rows = np.concatenate([np.arange(n)[:, None], nearest[:, : ROW_CITIES - 1]], axis=1)  # (n, R)
+    centres = np.zeros(1, dtype=np.int64) if size == n else view_centres(view, nearest)
+    views = np.concatenate([centres[:, None], nearest[centres]], axis=1)  # (v, W)
+    total = np.zeros(rows.shape)  # (n, R)
+    count = np.zeros(rows.shape, dtype=np.int64)  # (n, R)
+    column = np.full(n, -1, dtype=np.int64)
     model.eval()
     bounded = deadline < math.inf
     batch = 1 if bounded else VIEWS_PER_BATCH
     begin, started = 0, time.perf_counter()
-    while begin < n and batch >= 1 and time.perf_counter() < deadline:
-        rows = views[begin : begin + batch]  # (b, W)
-        log_probs[begin : begin + len(rows)] = next_city_log_probs(model, coords[rows]).cpu().numpy()
-        begin += len(rows)
+    while begin < len(views) and batch >= 1 and time.perf_counter() < deadline:
+        chunk = views[begin : begin + batch]  # (b, W)
+        steps = first_step_log_probs(model, coords[chunk]).cpu().numpy().astype(np.float64)  # (b, W, W)
+        _accumulate(chunk, steps, rows, total, count, column)
+        begin += len(chunk)
         if bounded:
             now = time.perf_counter()
             batch = min(VIEWS_PER_BATCH, int((deadline - now) * begin / max(now - started, 1e-9)))
-    return views, log_probs
+    seen = count > 0
+    seen[:, 0] = False
+    log_probs = np.where(seen, total / np.maximum(count, 1), np.inf)  # (n, R)
+    floor = log_probs[:, 1:].min(axis=1, keepdims=True)  # (n, 1): the least likely seen city of each row
+    log_probs = np.where(seen, log_probs, np.where(np.isfinite(floor), floor, 0.0))
+    return rows, log_probs
 
 
 def model_candidates(
@@ -67,19 +157,14 @@ def model_candidates(
 ) -> np.ndarray:
     """Each city's k best partners by the blended score (module docstring); (n, k) int64, -1 padded.
     The model decodes views until `deadline` (a `time.perf_counter()` value)."""
-    views, log_probs = view_scores(model, coords, view, deadline=deadline)
-    n, size = views.shape
-    floor = log_probs[:, 1:].min(axis=1)  # (n,): the least likely city of each view
-    back = np.empty_like(log_probs)  # log p(i | j) for j = views[i, m]
-    for m in range(1, size):
-        partners = views[:, m]  # (n,)
-        found = views[partners] == np.arange(n)[:, None]  # (n, W): where i sits in its partner's view
-        back[:, m] = np.where(found.any(axis=1), log_probs[partners, found.argmax(axis=1)], floor[partners])
-    lengths = dist_rows(view.points, view.code, views)  # (n, W)
-    mean = lengths[:, 1:].mean(axis=1, keepdims=True)
-    score = log_probs[:, 1:] + back[:, 1:] - np.log(np.maximum(lengths[:, 1:], 1e-12) / np.maximum(mean, 1e-12))
-    best = np.argsort(-score, axis=1, kind="stable")[:, : min(k, size - 1)]  # (n, k)
-    candidates = np.take_along_axis(views[:, 1:], best, axis=1).astype(np.int64)
+    rows, log_probs = view_scores(model, coords, view, deadline=deadline)
+    n, width = rows.shape
+    back = _reverse(rows, log_probs, log_probs[:, 1:].min(axis=1))  # (n, R − 1)
+    lengths = dist_rows(view.points, view.code, rows)[:, 1:]  # (n, R − 1)
+    mean = lengths.mean(axis=1, keepdims=True)
+    score = log_probs[:, 1:] + back - np.log(np.maximum(lengths, 1e-12) / np.maximum(mean, 1e-12))
+    best = np.argsort(-score, axis=1, kind="stable")[:, : min(k, width - 1)]  # (n, k)
+    candidates = np.take_along_axis(rows[:, 1:], best, axis=1).astype(np.int64)
     if candidates.shape[1] < k:
         candidates = np.concatenate([candidates, np.full((n, k - candidates.shape[1]), -1, dtype=np.int64)], axis=1)
     return candidates

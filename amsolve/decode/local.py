@@ -43,7 +43,7 @@ from numba import njit
 from amsolve.decode.augment import SYMMETRIES, all_symmetries
 from amsolve.decode.cells import nearest_anchor
 from amsolve.decode.paths import decode_paths, path_lengths
-from amsolve.decode.rollout import euclidean_tour_lengths, gather_rows, greedy_selector, rollout
+from amsolve.decode.rollout import euclidean_tour_lengths, greedy_selector, rollout
 from amsolve.model.network import AttentionModel
 from amsolve.problem.instance import unit_square
 
@@ -67,20 +67,6 @@ from one end."""
 PATHS_PER_BATCH = 128
 """Paths decoded together (each in 16 versions, `amsolve.decode.paths`); the deadline is looked at
 between batches."""
-
-
-@torch.inference_mode()
-def next_city_log_probs(model: AttentionModel, views: np.ndarray) -> torch.Tensor:
-    """log p(j | city 0) (b, m) for small instances (b, m, 2): each view normalised into the unit
-    square and decoded from its first city (first = last = city 0, which is masked)."""
-    device = next(model.parameters()).device
-    batch, m, _ = views.shape
-    cache = model.precompute(torch.from_numpy(unit_square(views)).float().to(device))
-    first = torch.zeros(batch, 1, dtype=torch.long, device=device)  # (b, 1): city 0 of each view
-    query = cache.query_graph + gather_rows(cache.query_first, first) + gather_rows(cache.query_last, first)
-    mask = torch.zeros(batch, 1, m, device=device)
-    mask[..., 0] = -math.inf
-    return model.decoder.log_probs(cache, query, mask)[:, 0]  # (b, m)
 
 
 def local_tour(
