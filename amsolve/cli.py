@@ -48,9 +48,7 @@ CandidatesOption = Annotated[
 ]
 CandidatesKOption = Annotated[
     int | None,
-    typer.Option(
-        help="Candidates per city (default: 8 for alpha and alphanet, 5 for model, 10 for nearest and quadrant)."
-    ),
+    typer.Option(help="Candidates per city (default: 8 for alpha, alphanet and model, 10 for nearest and quadrant)."),
 ]
 
 

@@ -551,6 +551,10 @@ def warm_up(instance: Instance, options: SolveOptions, models: ModelCache) -> fl
             candidates, penalties = _candidates(piece, view, neighbours, None, options, networks, ascent, None)
         tours, _ = improve_tours(view, starts, options.local_search, candidates, penalties=penalties)
         warm_up_search(view, tours[0], options.local_search, candidates, penalties)
+        if options.candidates == "model" and options.time_limit is not None:
+            from amsolve.decode.edge_scores import view_seconds, view_size  # torch: only for the network's lists
+
+            view_seconds(networks.model, min(view_size(networks.model), instance.n))  # the pace its deadline needs
     return time.perf_counter() - started
 
 

@@ -31,10 +31,10 @@ python benchmarks/equal_time.py --solvers none --merge "$out/peers_n100.json" --
 # one pipeline's mean varies between runs by more than the differences between pipelines).
 study="$one_core python benchmarks/equal_time.py --solvers amsolve"
 $study --dataset "$shared/data/tsp100_uniform_seed2026.txt" --name "100 uniform (1,280)" --budgets 0.005,0.0075,0.01,0.015,0.02 \
-    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,greedy+lk@alpha8,greedy-edge+lk@model5,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,greedy+lk@alpha8,greedy-edge+lk@model8,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
     --json "$out/equal_time_n100.json" > "$out/equal_time_n100.md"
 $study --dataset "$shared/data/tsp1000_uniform_seed2026.txt" --name "1,000 uniform (32)" --budgets 0.3,1 --seeds 3 \
-    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model5,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
+    --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,greedy-edge+lk@nearest10,local+lk@alpha8,greedy+lk@alpha8,greedy-edge+lk@model8,greedy-edge+lk@alphanet8,random+lk@alphanet8 \
     --json "$out/equal_time_n1000.json" > "$out/equal_time_n1000.md"
 $study $large --name "TSPLIB 2,103-15,112 (6)" --optima "$shared/tsplib_large/optimal.csv" --budgets 5,30 \
     --pipelines greedy-edge+lk@alpha8,random+lk@alpha8,local+lk@alpha8,greedy-edge+lk@alphanet8 \

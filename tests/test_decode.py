@@ -300,6 +300,22 @@ def test_model_candidates_past_their_deadline_rank_by_distance(tiny_model) -> No
     assert (candidates == nearest_neighbours(view, 5)).all()
 
 
+def test_model_candidates_start_no_view_that_would_not_end_by_the_deadline(tiny_model) -> None:
+    """At a measured pace of a view a minute, a 30 s deadline decodes none: distance ranks every edge."""
+    from amsolve.decode import edge_scores
+
+    points = random_coords(1, 40, seed=3)[0].numpy().astype(np.float64)
+    view = coordinate_view(points, "EUCLIDEAN")
+    measured = edge_scores.view_seconds(tiny_model, view_size(tiny_model))
+    assert edge_scores.view_seconds(tiny_model, view_size(tiny_model)) == measured > 0  # measured once
+    edge_scores._view_seconds[tiny_model][view_size(tiny_model)] = 60.0
+    try:
+        candidates = model_candidates(tiny_model, points, view, 5, deadline=time.perf_counter() + 30.0)
+    finally:
+        edge_scores._view_seconds[tiny_model][view_size(tiny_model)] = measured
+    assert (candidates == nearest_neighbours(view, 5)).all()
+
+
 def test_model_candidates_with_time_to_spare_are_those_without_a_deadline(tiny_model) -> None:
     """Batches sized to a generous deadline score every view, as without one."""
     points = random_coords(1, 40, seed=4)[0].numpy().astype(np.float64)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 
 import numpy as np
 import torch
@@ -47,6 +48,9 @@ ROW_CITIES = 50
 
 VIEWS_PER_BATCH = 64
 """Local views encoded together."""
+
+_view_seconds: weakref.WeakKeyDictionary[AttentionModel, dict[int, float]] = weakref.WeakKeyDictionary()
+"""Seconds a view takes to decode, by model and view size, as measured by `view_seconds`."""
 
 
 def view_size(model: AttentionModel) -> int:
@@ -78,6 +82,21 @@ def first_step_log_probs(model: AttentionModel, coords: np.ndarray) -> torch.Ten
     mask = torch.zeros(batch, m, m, device=device)
     mask.diagonal(dim1=1, dim2=2).fill_(-math.inf)  # (b, m, m)
     return model.decoder.log_probs(cache, query, mask)
+
+
+def view_seconds(model: AttentionModel, size: int) -> float:
+    """Seconds one view of `size` cities takes to decode on this machine: measured on random
+    cities the first time a model and size are asked for (the second of two timings, the first
+    paying one-time costs), then remembered. The solver asks in its warm-up, so that no
+    instance's clock pays for it."""
+    known = _view_seconds.setdefault(model, {})
+    if size not in known:
+        coords = np.random.default_rng(0).uniform(size=(1, size, 2))
+        for _ in range(2):
+            started = time.perf_counter()
+            first_step_log_probs(model, coords)
+            known[size] = time.perf_counter() - started
+    return known[size]
 
 
 @njit(cache=True)
@@ -128,8 +147,9 @@ def view_scores(
     (n, R) (module docstring).
 
     `coords` (n, 2) are what the model reads (planar coordinates); `view` gives the neighbours.
-    Under a `deadline` (a `time.perf_counter()` value) a first view measures the pace, and each
-    later batch is sized to the time left.
+    Under a `deadline` (a `time.perf_counter()` value) each batch is sized to the time left, at
+    the pace `view_seconds` measured and then at the pace of the batches so far; none starts that
+    would not end in time.
     """
     n = len(coords)
     size = min(view_size(model), n)
@@ -143,16 +163,17 @@ def view_scores(
     column = np.full(n, -1, dtype=np.int64)
     model.eval()
     bounded = deadline < math.inf
-    batch = 1 if bounded else VIEWS_PER_BATCH
+    pace = view_seconds(model, size) if bounded else 0.0  # seconds a view
     begin, started = 0, time.perf_counter()
-    while begin < len(views) and batch >= 1 and time.perf_counter() < deadline:
+    while begin < len(views):
+        batch = VIEWS_PER_BATCH if not bounded else min(VIEWS_PER_BATCH, int((deadline - time.perf_counter()) / pace))
+        if batch < 1:
+            break
         chunk = views[begin : begin + batch]  # (b, W)
         steps = first_step_log_probs(model, coords[chunk]).cpu().numpy().astype(np.float64)  # (b, W, W)
         _accumulate(chunk, steps, rows, total, count, column)
         begin += len(chunk)
-        if bounded:
-            now = time.perf_counter()
-            batch = min(VIEWS_PER_BATCH, int((deadline - now) * begin / max(now - started, 1e-9)))
+        pace = (time.perf_counter() - started) / begin
     seen = count > 0
     seen[:, 0] = False
     log_probs = np.where(seen, total / np.maximum(count, 1), np.inf)  # (n, R)
