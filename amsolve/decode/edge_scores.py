@@ -15,9 +15,10 @@ row's cities: the model's ranking blended with distance, which covered the refer
 better than either alone in DESIGN §8's probe. Each city's k best become its candidates.
 
 The encoder costs O(W²) per view; nothing of size n × n is built. W is the size the model was
-trained on (`view_size`); an instance of at most W cities is one view. With a deadline, the
-pairs that no decoded view holds count as the least likely of their row (every city of a row
-equally likely when none of it was decoded), so distance alone ranks those edges.
+trained on (`view_size`); an instance of at most W cities is one view. A pair that no decoded
+view holds (all of them when a deadline came before any view) gets log p of a view in which
+every city is equally likely, −log(W − 1): neither favoured nor pushed back against the pairs
+the model saw, so that a row half decoded by a deadline does not lean to its decoded side.
 """
 
 from __future__ import annotations
@@ -174,11 +175,8 @@ def view_scores(
         _accumulate(chunk, steps, rows, total, count, column)
         begin += len(chunk)
         pace = (time.perf_counter() - started) / begin
-    seen = count > 0
-    seen[:, 0] = False
-    log_probs = np.where(seen, total / np.maximum(count, 1), np.inf)  # (n, R)
-    floor = log_probs[:, 1:].min(axis=1, keepdims=True)  # (n, 1): the least likely seen city of each row
-    log_probs = np.where(seen, log_probs, np.where(np.isfinite(floor), floor, 0.0))
+    unseen = -math.log(max(size - 1, 1))  # log p of a view whose cities are all equally likely
+    log_probs = np.where(count > 0, total / np.maximum(count, 1), unseen)  # (n, R)
     return rows, log_probs
 
 
