@@ -232,9 +232,11 @@ def test_every_city_is_among_the_nearest_of_a_view_centre(n) -> None:
     points = random_coords(1, n, seed=n)[0].numpy().astype(np.float64)
     view = coordinate_view(points, "EUCLIDEAN")
     nearest = nearest_neighbours(view, 39)
-    centres = view_centres(view, nearest, owned=16)
-    owned = np.concatenate([centres[:, None], nearest[centres, :15]], axis=1)
-    assert set(owned.ravel().tolist()) == set(range(n)) and len(centres) < n / 4
+    centres, owner = view_centres(view, nearest, owned=16)
+    for city in range(n):  # owned by a view among whose centre's 16 nearest it is
+        centre = centres[owner[city]]
+        assert city == centre or city in nearest[centre, :15]
+    assert len(centres) < n / 4
 
 
 def test_view_scores_of_a_small_instance_are_its_first_steps(tiny_model) -> None:
@@ -249,7 +251,7 @@ def test_view_scores_of_a_small_instance_are_its_first_steps(tiny_model) -> None
 
 def test_view_scores_average_the_first_steps_of_every_view_holding_both_cities() -> None:
     """More cities than the views: each (i, j) of a row is the mean over the views that hold both,
-    and a pair that no view holds gets log p of a view whose cities are all equally likely."""
+    and a pair that no view holds counts as the least likely of its row."""
     torch.manual_seed(1)
     model = AttentionModel(ModelConfig(embed_dim=16, n_layers=1, n_heads=2, ff_dim=32, trained_nodes=40)).eval()
     n = 260
@@ -258,7 +260,7 @@ def test_view_scores_average_the_first_steps_of_every_view_holding_both_cities()
     rows, log_probs = view_scores(model, points, view)
     nearest = nearest_neighbours(view, 39)
     sums: dict[tuple[int, int], list[float]] = {}
-    for centre in view_centres(view, nearest, owned=16):
+    for centre in view_centres(view, nearest, owned=16)[0]:
         members = np.concatenate([[centre], nearest[centre]])
         steps = first_step_log_probs(model, points[members][None])[0].numpy()
         for a, i in enumerate(members):
@@ -272,7 +274,8 @@ def test_view_scores_average_the_first_steps_of_every_view_holding_both_cities()
             if pair in sums:
                 held[i, m] = True
                 assert log_probs[i, m] == pytest.approx(np.mean(sums[pair]), rel=1e-5, abs=1e-6)
-    assert np.allclose(log_probs[:, 1:][~held[:, 1:]], -np.log(39))
+    floor = np.where(held, log_probs, np.inf)[:, 1:].min(axis=1)  # (n,)
+    assert (log_probs[:, 1:][~held[:, 1:]] == np.repeat(floor, (~held[:, 1:]).sum(axis=1))).all()
     assert 0.5 < held[:, 1:].mean() < 1.0
 
 

@@ -15,10 +15,12 @@ row's cities: the model's ranking blended with distance, which covered the refer
 better than either alone in DESIGN §8's probe. Each city's k best become its candidates.
 
 The encoder costs O(W²) per view; nothing of size n × n is built. W is the size the model was
-trained on (`view_size`); an instance of at most W cities is one view. A pair that no decoded
-view holds (all of them when a deadline came before any view) gets log p of a view in which
-every city is equally likely, −log(W − 1): neither favoured nor pushed back against the pairs
-the model saw, so that a row half decoded by a deadline does not lean to its decoded side.
+trained on (`view_size`); an instance of at most W cities is one view. Each city is owned by one
+view that holds its near neighbours. A city's row counts only when its owning view was decoded;
+a pair of it that no decoded view holds counts as the least likely of the row. Under a deadline
+the rows whose owning view was not decoded by then count every city as equally likely, so that
+distance alone ranks their edges: scores from the other views, which hold only part of such a
+row, made the lists worse than distance alone (`docs/DESIGN.md`, "The network inside the search").
 """
 
 from __future__ import annotations
@@ -59,17 +61,18 @@ def view_size(model: AttentionModel) -> int:
     return model.config.trained_nodes or VIEW_CITIES
 
 
-def view_centres(view: DistanceView, nearest: np.ndarray, owned: int) -> np.ndarray:
-    """The views' centres: cities in their order, each one not yet within the `owned` nearest of a
-    centre (itself included) becoming one. `nearest` (n, ≥ owned − 1): each city's nearest."""
-    covered = np.zeros(view.n, dtype=bool)
+def view_centres(view: DistanceView, nearest: np.ndarray, owned: int) -> tuple[np.ndarray, np.ndarray]:
+    """The views' centres (v,) and each city's owning view (n,): cities in their order, each one
+    not yet within the `owned` nearest of a centre (itself included) becoming one, and owning
+    those of its `owned` nearest that no earlier centre owns. `nearest` (n, ≥ owned − 1)."""
+    owner = np.full(view.n, -1, dtype=np.int64)
     centres: list[int] = []
     for city in range(view.n):
-        if not covered[city]:
-            covered[city] = True
-            covered[nearest[city, : owned - 1]] = True
+        if owner[city] < 0:
+            inner = np.concatenate([[city], nearest[city, : owned - 1]])  # (owned,)
+            owner[inner[owner[inner] < 0]] = len(centres)
             centres.append(city)
-    return np.asarray(centres, dtype=np.int64)
+    return np.asarray(centres, dtype=np.int64), owner
 
 
 @torch.inference_mode()
@@ -157,7 +160,10 @@ def view_scores(
     nearest = nearest_neighbours(view, size - 1)  # (n, W − 1)
     rows = np.concatenate([np.arange(n)[:, None], nearest[:, : ROW_CITIES - 1]], axis=1)  # (n, R)
     owned = max(1, round(OWNED_SHARE * size))
-    centres = np.zeros(1, dtype=np.int64) if size == n else view_centres(view, nearest, owned)
+    if size == n:
+        centres, owner = np.zeros(1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    else:
+        centres, owner = view_centres(view, nearest, owned)
     views = np.concatenate([centres[:, None], nearest[centres]], axis=1)  # (v, W)
     total = np.zeros(rows.shape)  # (n, R)
     count = np.zeros(rows.shape, dtype=np.int64)  # (n, R)
@@ -175,8 +181,12 @@ def view_scores(
         _accumulate(chunk, steps, rows, total, count, column)
         begin += len(chunk)
         pace = (time.perf_counter() - started) / begin
-    unseen = -math.log(max(size - 1, 1))  # log p of a view whose cities are all equally likely
-    log_probs = np.where(count > 0, total / np.maximum(count, 1), unseen)  # (n, R)
+    seen = count > 0
+    seen[:, 0] = False
+    log_probs = np.where(seen, total / np.maximum(count, 1), np.inf)  # (n, R)
+    floor = log_probs[:, 1:].min(axis=1, keepdims=True)  # (n, 1): the least likely seen city of each row
+    decoded = (owner < begin)[:, None]  # (n, 1): rows whose owning view was decoded (views go in order)
+    log_probs = np.where(seen & decoded, log_probs, np.where(decoded, floor, -math.log(max(size - 1, 1))))
     return rows, log_probs
 
 
