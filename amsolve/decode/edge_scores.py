@@ -115,16 +115,14 @@ def _accumulate(
         for a in range(size):
             i = members[v, a]
             for c in range(1, width):
-                if rows[i, c] >= 0:
-                    column[rows[i, c]] = c
+                column[rows[i, c]] = c
             for b in range(size):
                 c = column[members[v, b]]
                 if c > 0:
                     total[i, c] += steps[v, a, b]
                     count[i, c] += 1
             for c in range(1, width):
-                if rows[i, c] >= 0:
-                    column[rows[i, c]] = -1
+                column[rows[i, c]] = -1
 
 
 @njit(cache=True)
