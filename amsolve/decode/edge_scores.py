@@ -142,6 +142,19 @@ def _reverse(rows: np.ndarray, log_probs: np.ndarray, floor: np.ndarray) -> np.n
     return back
 
 
+def _rows_and_views(view: DistanceView, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each city's row (n, R) (itself, then its nearest), the views (v, W) of `size` cities (each
+    centre, then its nearest) and each city's owning view (n,) (module docstring)."""
+    nearest = nearest_neighbours(view, size - 1)  # (n, W − 1)
+    rows = np.concatenate([np.arange(view.n)[:, None], nearest[:, : ROW_CITIES - 1]], axis=1)  # (n, R)
+    if size == view.n:
+        centres, owner = np.zeros(1, dtype=np.int64), np.zeros(view.n, dtype=np.int64)
+    else:
+        centres, owner = view_centres(view, nearest, max(1, round(OWNED_SHARE * size)))
+    views = np.concatenate([centres[:, None], nearest[centres]], axis=1)  # (v, W)
+    return rows, views, owner
+
+
 def view_scores(
     model: AttentionModel, coords: np.ndarray, view: DistanceView, deadline: float = math.inf
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -153,19 +166,11 @@ def view_scores(
     the pace `view_seconds` measured and then at the pace of the batches so far; none starts that
     would not end in time.
     """
-    n = len(coords)
-    size = min(view_size(model), n)
-    nearest = nearest_neighbours(view, size - 1)  # (n, W − 1)
-    rows = np.concatenate([np.arange(n)[:, None], nearest[:, : ROW_CITIES - 1]], axis=1)  # (n, R)
-    owned = max(1, round(OWNED_SHARE * size))
-    if size == n:
-        centres, owner = np.zeros(1, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    else:
-        centres, owner = view_centres(view, nearest, owned)
-    views = np.concatenate([centres[:, None], nearest[centres]], axis=1)  # (v, W)
+    rows, views, owner = _rows_and_views(view, min(view_size(model), len(coords)))
+    size = views.shape[1]
     total = np.zeros(rows.shape)  # (n, R)
-    count = np.zeros(rows.shape, dtype=np.int64)  # (n, R)
-    column = np.full(n, -1, dtype=np.int64)
+    count = np.zeros(rows.shape, dtype=np.int32)  # (n, R)
+    column = np.full(len(coords), -1, dtype=np.int64)
     model.eval()
     bounded = deadline < math.inf
     pace = view_seconds(model, size) if bounded else 0.0  # seconds a view
@@ -179,13 +184,21 @@ def view_scores(
         _accumulate(chunk, steps, rows, total, count, column)
         begin += len(chunk)
         pace = (time.perf_counter() - started) / begin
-    seen = count > 0
-    seen[:, 0] = False
-    log_probs = np.where(seen, total / np.maximum(count, 1), np.inf)  # (n, R)
-    floor = log_probs[:, 1:].min(axis=1, keepdims=True)  # (n, 1): the least likely seen city of each row
-    decoded = (owner < begin)[:, None]  # (n, 1): rows whose owning view was decoded (views go in order)
-    log_probs = np.where(seen & decoded, log_probs, np.where(decoded, floor, -math.log(max(size - 1, 1))))
+    unseen = count == 0  # (n, R); the first column (the city itself) is never seen
+    log_probs = np.divide(total, np.maximum(count, 1), out=total)  # (n, R): the means, in place of the sums
+    log_probs[unseen] = np.inf
+    floor = log_probs[:, 1:].min(axis=1)  # (n,): the least likely seen city of each row
+    np.copyto(log_probs, floor[:, None], where=unseen)
+    undecoded = owner >= begin  # (n,): rows whose owning view was not decoded (views go in order)
+    log_probs[undecoded] = -math.log(max(size - 1, 1))
     return rows, log_probs
+
+
+def _log_relative_lengths(view: DistanceView, rows: np.ndarray) -> np.ndarray:
+    """log(d(i, j) / d̄) (n, R − 1) for each j of i's row `rows` (n, R), d̄ the mean over the row."""
+    lengths = dist_rows(view.points, view.code, rows)[:, 1:]  # (n, R − 1)
+    relative = np.maximum(lengths, 1e-12) / np.maximum(lengths.mean(axis=1, keepdims=True), 1e-12)
+    return np.log(relative, out=relative)
 
 
 def model_candidates(
@@ -195,11 +208,10 @@ def model_candidates(
     The model decodes views until `deadline` (a `time.perf_counter()` value)."""
     rows, log_probs = view_scores(model, coords, view, deadline=deadline)
     n, width = rows.shape
-    back = _reverse(rows, log_probs, log_probs[:, 1:].min(axis=1))  # (n, R − 1)
-    lengths = dist_rows(view.points, view.code, rows)[:, 1:]  # (n, R − 1)
-    mean = lengths.mean(axis=1, keepdims=True)
-    score = log_probs[:, 1:] + back - np.log(np.maximum(lengths, 1e-12) / np.maximum(mean, 1e-12))
-    best = np.argsort(-score, axis=1, kind="stable")[:, : min(k, width - 1)]  # (n, k)
+    cost = _log_relative_lengths(view, rows)  # (n, R − 1): the score negated, built in place
+    cost -= _reverse(rows, log_probs, log_probs[:, 1:].min(axis=1))
+    cost -= log_probs[:, 1:]
+    best = np.argsort(cost, axis=1, kind="stable")[:, : min(k, width - 1)]  # (n, k)
     candidates = np.take_along_axis(rows[:, 1:], best, axis=1).astype(np.int64)
     if candidates.shape[1] < k:
         candidates = np.concatenate([candidates, np.full((n, k - candidates.shape[1]), -1, dtype=np.int64)], axis=1)
