@@ -25,7 +25,7 @@ from amsolve.model.config import ModelConfig
 from amsolve.model.network import AttentionModel
 from amsolve.search.candidates.nearest import nearest_neighbours
 from amsolve.search.construct import complete_nearest
-from amsolve.search.distances import coordinate_view
+from amsolve.search.distances import coordinate_view, dist
 
 
 def is_permutation(tours: torch.Tensor) -> bool:
@@ -279,19 +279,32 @@ def test_view_scores_average_the_first_steps_of_every_view_holding_both_cities()
     assert 0.5 < held[:, 1:].mean() < 1.0
 
 
-def test_the_reverse_score_of_an_edge_comes_from_the_partners_row_or_its_floor() -> None:
-    from amsolve.decode.edge_scores import _reverse
+@pytest.mark.parametrize(("metric", "same_odds"), [("EUCLIDEAN", False), ("ATT", False), ("ATT", True)])
+def test_best_partners_rank_each_row_by_the_blended_score(metric: str, same_odds: bool) -> None:
+    """Brute force: cost log d(i, j) − log p(j | i) − log p(i | j), the reverse from j's row or
+    else its least likely city; the k lowest, ties to the nearer; -1 beyond the row. With the same
+    odds everywhere the rounded distances tie often, and the nearer must still come first."""
+    from amsolve.decode.edge_scores import _best_partners
 
-    points = random_coords(1, 40, seed=7)[0].numpy().astype(np.float64)
-    rows = np.concatenate([np.arange(40)[:, None], nearest_neighbours(coordinate_view(points, "EUCLIDEAN"), 6)], axis=1)
+    n, width = 80, 30
+    points = np.round(random_coords(1, n, seed=7)[0].numpy().astype(np.float64) * 40)
+    view = coordinate_view(points, metric)
+    rows = np.concatenate([np.arange(n)[:, None], nearest_neighbours(view, width - 1)], axis=1).astype(np.int32)
     log_probs = np.log(np.random.default_rng(7).uniform(0.01, 1.0, size=rows.shape))
+    if same_odds:
+        log_probs[:] = np.log(0.5)
     floor = log_probs[:, 1:].min(axis=1)
-    back = _reverse(rows, log_probs, floor)
-    for i in range(40):
+    best = _best_partners(view.points, view.code, rows, log_probs, width + 2)
+    assert best.shape == (n, width + 2) and (best[:, width - 1 :] == -1).all()
+    for i in range(n):
+        cost = []
         for m in range(1, rows.shape[1]):
             j = rows[i, m]
             where = np.nonzero(rows[j, 1:] == i)[0]
-            assert back[i, m - 1] == (log_probs[j, 1 + where[0]] if len(where) else floor[j])
+            back = log_probs[j, 1 + where[0]] if len(where) else floor[j]
+            d = max(dist(view.points, view.code, i, int(j)), 1e-12)
+            cost.append((np.log(d) - back - log_probs[i, m], m))
+        assert best[i, : width - 1].tolist() == [int(rows[i, m]) for _, m in sorted(cost)]
 
 
 def test_model_candidates_past_their_deadline_rank_by_distance(tiny_model) -> None:

@@ -36,7 +36,7 @@ from numba import njit
 from amsolve.model.network import AttentionModel
 from amsolve.problem.instance import unit_square
 from amsolve.search.candidates.nearest import nearest_neighbours
-from amsolve.search.distances import DistanceView, dist_rows
+from amsolve.search.distances import DistanceView, dist
 
 VIEW_CITIES = 100
 """Cities in a local view when the model does not record the size it was trained on."""
@@ -126,27 +126,42 @@ def _accumulate(
 
 
 @njit(cache=True)
-def _reverse(rows: np.ndarray, log_probs: np.ndarray, floor: np.ndarray) -> np.ndarray:
-    """log p(i | j) (n, R − 1) for each j = rows[i, m], m ≥ 1: from j's row where i is in it, else
-    `floor[j]`, the least likely city of j's row."""
+def _best_partners(points: np.ndarray, code: int, rows: np.ndarray, log_probs: np.ndarray, k: int) -> np.ndarray:
+    """Each city's k best partners (n, k), -1 padded: the cities j of its row `rows` (n, R) by
+    log d(i, j) − log p(j | i) − log p(i | j), lowest first, ties to the nearer. log p(i | j)
+    comes from j's row where i is in it, else it is the least likely city of j's row. The row's
+    mean distance d̄ of the blend (module docstring) is a constant of the row and leaves its order
+    as it is. One row at a time: nothing of size n × R beyond the inputs."""
     n, width = rows.shape
-    back = np.empty((n, width - 1))
+    floor = np.empty(n)  # (n,): the least likely city of each row
+    for i in range(n):
+        floor[i] = np.inf
+        for c in range(1, width):
+            floor[i] = min(floor[i], log_probs[i, c])
+    best = np.full((n, k), -1, dtype=np.int64)
+    cost = np.empty(width - 1)  # (R − 1,): one row's scores, negated
     for i in range(n):
         for m in range(1, width):
             j = rows[i, m]
-            back[i, m - 1] = floor[j]
+            back = floor[j]
             for c in range(1, width):
                 if rows[j, c] == i:
-                    back[i, m - 1] = log_probs[j, c]
+                    back = log_probs[j, c]
                     break
-    return back
+            cost[m - 1] = math.log(max(dist(points, code, i, j), 1e-12)) - back - log_probs[i, m]
+        order = np.argsort(cost, kind="mergesort")  # stable: ties keep the nearer first
+        for m in range(min(k, width - 1)):
+            best[i, m] = rows[i, order[m] + 1]
+    return best
 
 
 def _rows_and_views(view: DistanceView, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each city's row (n, R) (itself, then its nearest), the views (v, W) of `size` cities (each
     centre, then its nearest) and each city's owning view (n,) (module docstring)."""
     nearest = nearest_neighbours(view, size - 1)  # (n, W − 1)
-    rows = np.concatenate([np.arange(view.n)[:, None], nearest[:, : ROW_CITIES - 1]], axis=1)  # (n, R)
+    rows = np.empty((view.n, min(ROW_CITIES, size)), dtype=np.int32)  # (n, R)
+    rows[:, 0] = np.arange(view.n)
+    rows[:, 1:] = nearest[:, : rows.shape[1] - 1]
     if size == view.n:
         centres, owner = np.zeros(1, dtype=np.int64), np.zeros(view.n, dtype=np.int64)
     else:
@@ -194,25 +209,10 @@ def view_scores(
     return rows, log_probs
 
 
-def _log_relative_lengths(view: DistanceView, rows: np.ndarray) -> np.ndarray:
-    """log(d(i, j) / d̄) (n, R − 1) for each j of i's row `rows` (n, R), d̄ the mean over the row."""
-    lengths = dist_rows(view.points, view.code, rows)[:, 1:]  # (n, R − 1)
-    relative = np.maximum(lengths, 1e-12) / np.maximum(lengths.mean(axis=1, keepdims=True), 1e-12)
-    return np.log(relative, out=relative)
-
-
 def model_candidates(
     model: AttentionModel, coords: np.ndarray, view: DistanceView, k: int, deadline: float = math.inf
 ) -> np.ndarray:
     """Each city's k best partners by the blended score (module docstring); (n, k) int64, -1 padded.
     The model decodes views until `deadline` (a `time.perf_counter()` value)."""
     rows, log_probs = view_scores(model, coords, view, deadline=deadline)
-    n, width = rows.shape
-    cost = _log_relative_lengths(view, rows)  # (n, R − 1): the score negated, built in place
-    cost -= _reverse(rows, log_probs, log_probs[:, 1:].min(axis=1))
-    cost -= log_probs[:, 1:]
-    best = np.argsort(cost, axis=1, kind="stable")[:, : min(k, width - 1)]  # (n, k)
-    candidates = np.take_along_axis(rows[:, 1:], best, axis=1).astype(np.int64)
-    if candidates.shape[1] < k:
-        candidates = np.concatenate([candidates, np.full((n, k - candidates.shape[1]), -1, dtype=np.int64)], axis=1)
-    return candidates
+    return _best_partners(view.points, view.code, rows, log_probs, k)
