@@ -20,18 +20,14 @@ import itertools
 from collections import defaultdict
 from pathlib import Path
 
-from paired import read_rows, summary
+from paired import by_solver, summary
 
 
 def best_of_two(paths: list[Path]) -> list[str]:
     """The table's lines: per budget, each pipeline's mean gap and each pair's (with its means per
     instance), each pipeline twice, and the best pair with the network against the best without."""
-    gaps: dict[tuple[float, str], dict[tuple[str, int], float]] = defaultdict(dict)
-    neural: dict[str, bool] = {}
-    for path in paths:
-        for row in read_rows(path):
-            gaps[(row["budget"], row["solver"])][(row["instance"], row["seed"])] = row["gap_pct"]
-            neural[row["solver"]] = row["neural"]
+    rows, neural = by_solver(paths)
+    gaps = {key: {solve: gap for solve, (gap, _) in solves.items()} for key, solves in rows.items()}
     lines = []
     for budget in sorted({budget for budget, _ in gaps}):
         solvers = sorted(solver for b, solver in gaps if b == budget)

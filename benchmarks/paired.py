@@ -47,14 +47,23 @@ def load(paths: list[Path]) -> dict[Key, tuple[float, float]]:
     return rows
 
 
-def best_without_and_with(paths: list[Path]) -> tuple[dict[float, list[Pair]], list[str]]:
-    """Per budget, the best pipeline without the network (A) paired with the best with it (B)."""
+def by_solver(
+    paths: list[Path],
+) -> tuple[dict[tuple[float, str], dict[tuple[str, int], tuple[float, float]]], dict[str, bool]]:
+    """One study's results: (budget, solver) -> (instance, seed) -> (gap %, seconds), and whether
+    each solver uses the network."""
     rows: dict[tuple[float, str], dict[tuple[str, int], tuple[float, float]]] = defaultdict(dict)
     neural: dict[str, bool] = {}
     for path in paths:
         for row in read_rows(path):
             rows[(row["budget"], row["solver"])][(row["instance"], row["seed"])] = (row["gap_pct"], row["seconds"])
             neural[row["solver"]] = row["neural"]
+    return rows, neural
+
+
+def best_without_and_with(paths: list[Path]) -> tuple[dict[float, list[Pair]], list[str]]:
+    """Per budget, the best pipeline without the network (A) paired with the best with it (B)."""
+    rows, neural = by_solver(paths)
     paired: dict[float, list[Pair]] = {}
     lines = []
     for budget in sorted({budget for budget, _ in rows}):
@@ -72,10 +81,7 @@ def best_without_and_with(paths: list[Path]) -> tuple[dict[float, list[Pair]], l
 
 def each_against(paths: list[Path], baseline: str) -> list[tuple[str, float, list[Pair]]]:
     """Per budget, `baseline` (A) paired with every other solver (B) of the same study."""
-    rows: dict[tuple[float, str], dict[tuple[str, int], tuple[float, float]]] = defaultdict(dict)
-    for path in paths:
-        for row in read_rows(path):
-            rows[(row["budget"], row["solver"])][(row["instance"], row["seed"])] = (row["gap_pct"], row["seconds"])
+    rows, _ = by_solver(paths)
     compared = []
     for budget, solver in sorted(rows):
         a = rows.get((budget, baseline))

@@ -22,7 +22,15 @@ def best_of_two(monkeypatch: pytest.MonkeyPatch):
 
 
 def _row(solver: str, neural: bool, instance: str, seed: int, gap: float) -> dict:
-    return {"budget": 1.0, "solver": solver, "neural": neural, "instance": instance, "seed": seed, "gap_pct": gap}
+    return {
+        "budget": 1.0,
+        "solver": solver,
+        "neural": neural,
+        "instance": instance,
+        "seed": seed,
+        "gap_pct": gap,
+        "seconds": 1.0,
+    }
 
 
 def test_pairs_keep_the_shorter_and_compare_the_best_pairs(best_of_two, tmp_path: Path) -> None:
