@@ -8,7 +8,8 @@ every budget, their ratio and the mean paired difference with its standard error
 Each DIR holds the two sides of one study as `A_*.json` and `B_*.json` (as `kick_ceiling.sh`
 writes them; gzipped as `.json.gz` too). A result of A is paired with B's on the same budget,
 instance and seed in the same DIR; results without a partner are left out and counted. With
-several DIRs, one line per DIR and budget, then the pairs of all of them pooled.
+several DIRs, one line per DIR and budget, then the pairs of all of them pooled; with
+`--by-instance`, also a line per instance.
 
 With `--network`, the FILEs are one study of several pipelines (`equal_time.py --json`, all
 files pooled): at every budget each pipeline's mean gap over the solves every pipeline made, then
@@ -93,18 +94,28 @@ def each_against(paths: list[Path], baseline: str) -> list[tuple[str, float, lis
     return compared
 
 
-def pairs_of(directory: Path) -> tuple[dict[float, list[Pair]], int]:
-    """A's and B's results in `directory` paired by budget, and how many had no partner."""
+def pairs_by_instance(directory: Path) -> tuple[dict[tuple[float, str], list[Pair]], int]:
+    """A's and B's results in `directory` paired by budget and instance, and how many had no partner."""
     a = load(sorted(directory.glob("A_*.json*")))
     b = load(sorted(directory.glob("B_*.json*")))
-    paired: dict[float, list[Pair]] = defaultdict(list)
+    paired: dict[tuple[float, str], list[Pair]] = defaultdict(list)
     for key in sorted(a.keys() & b.keys()):
-        paired[key[0]].append((*a[key], *b[key]))
+        paired[key[:2]].append((*a[key], *b[key]))
     return paired, len(a.keys() ^ b.keys())
 
 
-def summary(label: str, budget: float, rows: list[Pair]) -> str:
-    """Both mean gaps, B/A, and the paired difference B - A ± its standard error."""
+def pairs_of(directory: Path) -> tuple[dict[float, list[Pair]], int]:
+    """A's and B's results in `directory` paired by budget, and how many had no partner."""
+    by_instance, unpaired = pairs_by_instance(directory)
+    paired: dict[float, list[Pair]] = defaultdict(list)
+    for (budget, _), rows in by_instance.items():
+        paired[budget] += rows
+    return paired, unpaired
+
+
+def summary(label: str, budget: float | None, rows: list[Pair]) -> str:
+    """Both mean gaps, B/A, and the paired difference B - A ± its standard error (`budget`: the
+    seconds per instance, None where they vary)."""
     count = len(rows)
     gap_a = sum(r[0] for r in rows) / count
     gap_b = sum(r[2] for r in rows) / count
@@ -113,8 +124,9 @@ def summary(label: str, budget: float, rows: list[Pair]) -> str:
     spread = math.sqrt(sum((d - mean_difference) ** 2 for d in differences) / (count - 1)) if count > 1 else 0.0
     ratio = f"{gap_b / gap_a:.2f}" if gap_a else "-"
     seconds = f"{sum(r[1] for r in rows) / count:.3f} / {sum(r[3] for r in rows) / count:.3f}"
+    when = "" if budget is None else f"{budget:g} s"
     return (
-        f"{label}{budget:g} s: {count} pairs, A {gap_a:.4f} %, B {gap_b:.4f} % (B/A {ratio}), "
+        f"{label}{when}: {count} pairs, A {gap_a:.4f} %, B {gap_b:.4f} % (B/A {ratio}), "
         f"B - A {mean_difference:+.4f} ± {spread / math.sqrt(count):.4f} points; mean s A / B {seconds}"
     )
 
@@ -124,6 +136,7 @@ def main() -> None:
     parser.add_argument("paths", nargs="+", type=Path, help="DIRs of A_*.json and B_*.json, or --network's FILEs")
     parser.add_argument("--network", action="store_true", help="FILEs of one study: best without the network, with it")
     parser.add_argument("--against", metavar="SOLVER", help="FILEs of one study: every solver against SOLVER")
+    parser.add_argument("--by-instance", action="store_true", help="DIRs: also a line per budget and instance")
     args = parser.parse_args()
     if args.against is not None:
         for solver, budget, rows in each_against(args.paths, args.against):
@@ -144,6 +157,9 @@ def main() -> None:
             pooled[budget] += rows
         if unpaired:
             print(f"{label}{unpaired} results without a partner left out")
+        if args.by_instance:
+            for (budget, instance), rows in pairs_by_instance(directory)[0].items():
+                print(summary(f"{label}{instance}, ", budget, rows))
     if len(args.paths) > 1:
         for budget, rows in sorted(pooled.items()):
             print(summary("pooled: ", budget, rows))
