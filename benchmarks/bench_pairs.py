@@ -4,10 +4,10 @@ solve, each uniform dataset by its mean.
     python benchmarks/bench_pairs.py DIR
 
 DIR holds `A_<seed>.json` and `B_<seed>.json`, each the output of one `amsolve bench --json` (run
-with `--seed <seed>`). A file of A is paired with B's of the same seed. Prints, for every dataset
-row, each side's mean gap over the seeds, then the TSPLIB instances pooled as pairs (instance,
-seed) through `paired.summary`, and how many seeds of each TSPLIB instance each side ended above
-its optimum.
+with `--seed <seed>`). A file of A is paired with B's of the same seed. Prints every dataset row
+whose gaps differ between the sides or are above 0 (and the TSPLIB total): each side's mean gap
+over the seeds and in how many seeds it was above 0. Then the TSPLIB instances (rows of one
+instance) pooled as pairs (instance, seed) through `paired.summary`.
 """
 
 from __future__ import annotations

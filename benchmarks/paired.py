@@ -104,13 +104,12 @@ def pairs_by_instance(directory: Path) -> tuple[dict[tuple[float, str], list[Pai
     return paired, len(a.keys() ^ b.keys())
 
 
-def pairs_of(directory: Path) -> tuple[dict[float, list[Pair]], int]:
-    """A's and B's results in `directory` paired by budget, and how many had no partner."""
-    by_instance, unpaired = pairs_by_instance(directory)
+def by_budget(by_instance: dict[tuple[float, str], list[Pair]]) -> dict[float, list[Pair]]:
+    """Pairs by budget and instance (`pairs_by_instance`) pooled by budget."""
     paired: dict[float, list[Pair]] = defaultdict(list)
     for (budget, _), rows in by_instance.items():
         paired[budget] += rows
-    return paired, unpaired
+    return paired
 
 
 def summary(label: str, budget: float | None, rows: list[Pair]) -> str:
@@ -150,7 +149,8 @@ def main() -> None:
         return
     pooled: dict[float, list[Pair]] = defaultdict(list)
     for directory in args.paths:
-        paired, unpaired = pairs_of(directory)
+        by_instance, unpaired = pairs_by_instance(directory)
+        paired = by_budget(by_instance)
         label = f"{directory.name}: " if len(args.paths) > 1 else ""
         for budget, rows in sorted(paired.items()):
             print(summary(label, budget, rows))
@@ -158,7 +158,7 @@ def main() -> None:
         if unpaired:
             print(f"{label}{unpaired} results without a partner left out")
         if args.by_instance:
-            for (budget, instance), rows in pairs_by_instance(directory)[0].items():
+            for (budget, instance), rows in by_instance.items():
                 print(summary(f"{label}{instance}, ", budget, rows))
     if len(args.paths) > 1:
         for budget, rows in sorted(pooled.items()):

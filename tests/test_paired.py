@@ -32,7 +32,7 @@ def test_sides_pair_by_instance_and_seed_and_the_unmatched_are_counted(paired, t
     by_instance, unpaired = paired.pairs_by_instance(tmp_path)
     assert unpaired == 1
     assert by_instance == {(1.0, "x"): [(0.2, 1.0, 0.0, 1.0), (0.4, 1.0, 0.2, 1.0)], (1.0, "y"): [(0.1, 1.0, 0.3, 1.0)]}
-    by_budget, _ = paired.pairs_of(tmp_path)
+    by_budget = paired.by_budget(by_instance)
     assert by_budget == {1.0: by_instance[(1.0, "x")] + by_instance[(1.0, "y")]}
     line = paired.summary("x, ", 1.0, by_instance[(1.0, "x")])
     assert line.startswith("x, 1 s: 2 pairs, A 0.3000 %, B 0.1000 % (B/A 0.33), B - A -0.2000 ± 0.0000 points")
