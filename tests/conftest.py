@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -16,6 +20,7 @@ from amsolve.model.network import AttentionModel
 from amsolve.model.weights import save_model
 
 DATA = Path(__file__).parent / "data"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 runner = CliRunner()
@@ -64,3 +69,15 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+@pytest.fixture
+def benchmark_script(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ModuleType]:
+    """Import a script of `benchmarks/` by name, as the scripts import their neighbours (`paired`)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+
+    def imported(name: str) -> ModuleType:
+        sys.modules.pop(name, None)
+        return importlib.import_module(name)
+
+    return imported

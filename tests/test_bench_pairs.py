@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
 
 @pytest.fixture
-def compare(monkeypatch: pytest.MonkeyPatch):
+def compare(benchmark_script: Callable[[str], ModuleType]):
     """The script's `compare`, imported as the script imports its neighbour `paired`."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    sys.modules.pop("bench_pairs", None)
-    import bench_pairs as module
-
-    return module.compare
+    return benchmark_script("bench_pairs").compare
 
 
 def _bench(path: Path, gaps: dict[str, float], instances: dict[str, int]) -> None:

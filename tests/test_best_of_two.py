@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
 
 @pytest.fixture
-def best_of_two(monkeypatch: pytest.MonkeyPatch):
+def best_of_two(benchmark_script: Callable[[str], ModuleType]):
     """The script's `best_of_two`, imported as the script imports its neighbour `paired`."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    sys.modules.pop("best_of_two", None)
-    import best_of_two as module
-
-    return module.best_of_two
+    return benchmark_script("best_of_two").best_of_two
 
 
 def _row(solver: str, neural: bool, instance: str, seed: int, gap: float) -> dict:

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
 
 @pytest.fixture
-def paired(monkeypatch: pytest.MonkeyPatch):
+def paired(benchmark_script: Callable[[str], ModuleType]):
     """The script as a module."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    sys.modules.pop("paired", None)
-    import paired as module
-
-    return module
+    return benchmark_script("paired")
 
 
 def _rows(path: Path, gaps: dict[tuple[str, int], float]) -> None:
