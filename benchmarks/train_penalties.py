@@ -13,7 +13,10 @@ Writes `penalties.npz` and `penalties.json` (how it was trained, with its figure
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -41,25 +44,35 @@ def instance(rng: np.random.Generator, n: int, clustered: bool) -> np.ndarray:
     return centres[rng.integers(len(centres), size=n)] + rng.normal(0, spread, (n, 2))
 
 
+def label(points: np.ndarray, ascent: float, patience: int, start: PenaltyNet | None) -> tuple[np.ndarray, np.ndarray]:
+    """(features, π / scale) of one instance: `ascent` seconds per 1,000 cities of Held–Karp ascent,
+    from `start`'s π (else π = 0)."""
+    # The ascent's compiled kernels load on their first call, inside its deadline: a tiny ascent
+    # loads them first, or a process's first label could be the π = 0 it started from.
+    alpha_candidates(coordinate_view(points[:8], "EUCLIDEAN"), 5, 1e-6)
+    view = coordinate_view(points, "EUCLIDEAN")
+    features, scale = penalty_features(view)
+    initial = None if start is None else predict_penalties(start, view)
+    seconds = ascent * view.n / 1000
+    penalties = alpha_candidates(view, 5, seconds, penalties=initial, patience=patience).penalties
+    # A constant added to every π changes no 1-tree and no bound, and nothing local can tell the
+    # constant an ascent drifted to: the labels are each instance's π centred.
+    penalties = penalties - penalties.mean()
+    return features, (penalties / scale).astype(np.float32)
+
+
 def labelled(
-    rng: np.random.Generator, count: int, ascent: float, patience: int, start: PenaltyNet | None
+    rng: np.random.Generator, count: int, ascent: float, patience: int, start: PenaltyNet | None, workers: int
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(features, π / scale) of `count` instances per size and kind; `start`: the network whose
-    π start each ascent (else π = 0)."""
-    data = []
-    for n in SIZES:
-        for clustered in (False, True):
-            for _ in range(count):
-                view = coordinate_view(instance(rng, n, clustered), "EUCLIDEAN")
-                features, scale = penalty_features(view)
-                initial = None if start is None else predict_penalties(start, view)
-                seconds = ascent * n / 1000
-                penalties = alpha_candidates(view, 5, seconds, penalties=initial, patience=patience).penalties
-                # A constant added to every π changes no 1-tree and no bound, and nothing local can
-                # tell the constant an ascent drifted to: the labels are each instance's π centred.
-                penalties = penalties - penalties.mean()
-                data.append((features, (penalties / scale).astype(np.float32)))
-    return data
+    """(features, π / scale) of `count` instances per size and kind, labelled by `workers` processes.
+
+    The instances are all drawn before any is labelled, so a seed gives the same ones at any
+    number of workers."""
+    instances = [instance(rng, n, clustered) for n in SIZES for clustered in (False, True) for _ in range(count)]
+    if workers == 1:
+        return [label(points, ascent, patience, start) for points in instances]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(label, instances, repeat(ascent), repeat(patience), repeat(start)))
 
 
 def main() -> None:
@@ -73,14 +86,15 @@ def main() -> None:
     parser.add_argument("--start", type=Path, default=None, help="penalty network whose π start the ascents")
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--workers", type=int, default=1, help="processes that label the instances")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
     start = None if args.start is None else load_penalty_net(args.start)
-    train = labelled(rng, args.per_kind, args.ascent, args.patience, start)
-    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent, args.patience, start)
+    train = labelled(rng, args.per_kind, args.ascent, args.patience, start, args.workers)
+    valid = labelled(rng, max(2, args.per_kind // 5), args.ascent, args.patience, start, args.workers)
     labelling = time.perf_counter() - started
     x = torch.from_numpy(np.concatenate([f for f, _ in train]))
     y = torch.from_numpy(np.concatenate([p for _, p in train]))
