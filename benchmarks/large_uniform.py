@@ -42,6 +42,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=None, help="passed to amsolve solve")
     parser.add_argument("--decode", default=None, help="passed to amsolve solve (default: its default)")
     parser.add_argument("--candidates", default=None, help="passed to amsolve solve")
+    parser.add_argument("--candidates-k", type=int, default=None, help="passed to amsolve solve")
     parser.add_argument("--solve-seed", type=int, default=None, help="passed to amsolve solve as --seed")
     args = parser.parse_args()
     points = uniform_points(args.cities, args.seed)
@@ -53,11 +54,11 @@ def main() -> None:
             ("--time-limit", args.time_limit),
             ("--decode", args.decode),
             ("--seed", args.solve_seed),
+            ("--candidates", args.candidates),
+            ("--candidates-k", args.candidates_k),
         ):
             if value is not None:
                 command += [option, str(value)]
-        if args.candidates is not None:
-            command += ["--candidates", args.candidates]
         began = time.perf_counter()
         output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         wall = time.perf_counter() - began
